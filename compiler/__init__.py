@@ -1,0 +1,28 @@
+"""blkc."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from blkc.diagnostics import BlkcError
+    from blkc.pipeline import parse, run_pipeline
+
+__all__ = ["BlkcError", "parse", "run_pipeline"]
+
+# Resolved on first use so that `import blkc` stays cheap (it imports no xDSL).
+_LAZY = {
+    "BlkcError": "blkc.diagnostics",
+    "parse": "blkc.pipeline",
+    "run_pipeline": "blkc.pipeline",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'blkc' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

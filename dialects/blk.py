@@ -1,0 +1,1894 @@
+"""The `blk` dialect: block-tensor operations with explicit dtypes and shapes.
+
+Elementwise ops come in two forms sharing one op class. In *loose* IR, which frontends
+emit, operands may differ in dtype and shape (NumPy-style broadcasting) and may be weak
+literals; in *strict* IR, which `promote-types` and `insert-broadcasts` leave behind, all
+operands of an elementwise op share one type and shape. The custom syntax shows the
+difference: a strict op prints one type, a loose op its whole signature.
+
+```mlir
+%s = blk.add %x, %y : tensor<16xf32>                                      // strict
+%l = blk.add %i, %c : tensor<16xi32>, !blk.weak<float> -> tensor<16xf32>  // loose
+```
+
+Kernels are `func.func` ops carrying the unit attribute `blk.kernel`; the module attribute
+`blk.policy` names the promotion policy of loose IR.
+"""
+
+from __future__ import annotations
+
+from abc import ABC
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    I32,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    i1,
+    i32,
+    f64,
+    i64,
+)
+from xdsl.dialects.utils.enum_attribute import EnumAttribute
+from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    OptOperandDef,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import MemoryEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from blkc import dtypes
+from blkc.broadcasting import BroadcastError, broadcast_shapes, format_shape
+from blkc.dialects.traits import Broadcasts, Computation, Promotes
+from blkc.dialects.types import (
+    PtrType,
+    WeakType,
+    block_of,
+    element_type,
+    shape_of,
+    with_element,
+)
+
+# --------------------------------------------------------------------------------------
+# Enumerations
+# --------------------------------------------------------------------------------------
+
+
+class Rounding(StrEnum):
+    """How ``//`` and ``%`` round: toward negative infinity, or toward zero (C)."""
+
+    FLOOR = "floor"
+    TRUNC = "trunc"
+
+
+class CmpPredicate(StrEnum):
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+
+class ReduceKind(StrEnum):
+    SUM = "sum"
+    PROD = "prod"
+    MAX = "max"
+    MIN = "min"
+    ARGMAX = "argmax"
+    ARGMIN = "argmin"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+
+
+class AtomicKind(StrEnum):
+    ADD = "add"
+    MAX = "max"
+    MIN = "min"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+    XCHG = "xchg"
+
+
+@irdl_attr_definition
+class RoundingAttr(EnumAttribute[Rounding], SpacedOpaqueSyntaxAttribute):
+    name = "blk.rounding"
+
+
+@irdl_attr_definition
+class CmpPredicateAttr(EnumAttribute[CmpPredicate], SpacedOpaqueSyntaxAttribute):
+    name = "blk.predicate"
+
+
+@irdl_attr_definition
+class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
+    name = "blk.reduce_kind"
+
+
+@irdl_attr_definition
+class AtomicKindAttr(EnumAttribute[AtomicKind], SpacedOpaqueSyntaxAttribute):
+    name = "blk.atomic_kind"
+
+
+# --------------------------------------------------------------------------------------
+# Value categories, shared by the verifiers
+# --------------------------------------------------------------------------------------
+
+BOOL, INT, FLOAT, PTR = "bool", "int", "float", "ptr"
+NUMBER = frozenset({BOOL, INT, FLOAT})
+INTEGRAL = frozenset({BOOL, INT})
+ANY_VALUE = frozenset({BOOL, INT, FLOAT, PTR})
+
+_DOMAIN_WORDS = {
+    NUMBER: "a number (bool, integer or float)",
+    INTEGRAL: "a bool or an integer",
+    frozenset({INT}): "an integer",
+    frozenset({FLOAT}): "a float",
+    frozenset({BOOL}): "a bool (i1)",
+    frozenset({PTR}): "a pointer",
+    ANY_VALUE: "a number or a pointer",
+}
+
+
+def category(t: Attribute) -> str | None:
+    """`bool`, `int`, `float` or `ptr` for a blk value type; None for anything else."""
+    if isinstance(t, WeakType):
+        return t.kind
+    if isinstance(t, TensorType) and isinstance(t.element_type, WeakType):
+        return None  # weak literals are scalars only
+    elem = element_type(t)
+    if isinstance(elem, PtrType):
+        return PTR
+    if not dtypes.is_dtype_type(elem):
+        return None
+    d = dtypes.from_xdsl(elem)
+    if d.is_complex:
+        return None
+    return BOOL if d.is_bool else INT if d.is_int else FLOAT
+
+
+def _err(op: Operation, message: str) -> VerifyException:
+    return VerifyException(f"'{op.name}' {message}")
+
+
+def check_value(
+    op: Operation, role: str, t: Attribute, domain: frozenset[str], *, weak_ok: bool = True
+) -> str:
+    """Check that `t` (the type of `role`) is a blk value in `domain`; return its category."""
+    if isinstance(t, TensorType) and any(d < 0 for d in t.get_shape()):
+        raise _err(op, f"{role} has type {t}: blk blocks have static shapes")
+    cat = category(t)
+    if cat is None:
+        raise _err(
+            op,
+            f"{role} has type {t}, which is not a blk value "
+            "(a dtype scalar, a static block of a dtype, a pointer or a weak literal)",
+        )
+    if isinstance(t, WeakType) and not weak_ok:
+        raise _err(op, f"{role} has type {t}: weak literals are not allowed here")
+    if cat not in domain:
+        raise _err(op, f"{role} has type {t}; expected {_DOMAIN_WORDS[domain]}")
+    return cat
+
+
+def _broadcast(op: Operation, roles: Sequence[str], types: Sequence[Attribute]) -> tuple[int, ...]:
+    try:
+        return broadcast_shapes(
+            *(shape_of(t) for t in types), names=[f"'{r}' ({t})" for r, t in zip(roles, types)]
+        )
+    except BroadcastError as err:
+        raise _err(op, str(err)) from None
+
+
+def _same_dtype(types: Sequence[Attribute]) -> dtypes.DType | None:
+    """The dtype all `types` share, or None when they differ or any is weak or a pointer."""
+    found: set[Attribute] = {element_type(t) for t in types}
+    if len(found) != 1:
+        return None
+    (elem,) = found
+    return dtypes.from_xdsl(elem) if dtypes.is_dtype_type(elem) else None
+
+
+# --------------------------------------------------------------------------------------
+# The common custom syntax of value ops
+# --------------------------------------------------------------------------------------
+
+
+class BlkOp(IRDLOperation, ABC):
+    """Base of the ops with blk's value syntax.
+
+    ``[prefix ','] positional operands (keyword operand)* (clause '=' value)* attr-dict
+    ':' signature``, where the signature is either one type (the short form, from which
+    every operand and result type follows, see `short_signature`) or the full
+    ``operand types '->' result type``.
+    """
+
+    PREFIX: ClassVar[str | None] = None
+    """An enum property printed before the operands (``blk.cmp lt, %a, %b``)."""
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ()
+    """Optional operands printed after a keyword (``mask %m``)."""
+    CLAUSES: ClassVar[tuple[str, ...]] = ()
+    """Properties printed as ``name = value`` after the operands."""
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {}
+    """The enum attribute class of each enum-valued prefix or clause."""
+
+    @classmethod
+    def short_signature(
+        cls, t: Attribute, present: Sequence[str]
+    ) -> tuple[list[Attribute], list[Attribute]] | None:
+        """Operand and result types implied by the short form ``: t``; None if it has none.
+
+        `present` names the operands the op has, in order.
+        """
+        return None
+
+    def short_key(self) -> Attribute | None:
+        """The type to print in the short form (the result type unless overridden)."""
+        return self.results[0].type if self.results else None
+
+    # -- printing ----------------------------------------------------------------------
+
+    def _operand_names(self) -> list[str]:
+        names: list[str] = []
+        for name, _ in type(self).get_irdl_definition().operands:
+            value = getattr(self, name)
+            if value is not None:
+                names.append(name)
+        return names
+
+    def print(self, printer: Printer) -> None:
+        if self.PREFIX is not None:
+            printer.print_string(f" {self.properties[self.PREFIX].data.value},")  # type: ignore[attr-defined]
+        positional = [
+            getattr(self, n)
+            for n, _ in type(self).get_irdl_definition().operands
+            if n not in self.KEYWORD_OPERANDS
+        ]
+        if positional:
+            printer.print_string(" ")
+            printer.print_list(positional, printer.print_operand)
+        for name in self.KEYWORD_OPERANDS:
+            value = getattr(self, name)
+            if value is not None:
+                printer.print_string(f" {name} ")
+                printer.print_operand(value)
+        for name in self.CLAUSES:
+            attr = self.properties.get(name)
+            if attr is None:
+                continue
+            printer.print_string(f" {name} = ")
+            if isinstance(attr, EnumAttribute):
+                printer.print_string(attr.data.value)
+            elif isinstance(attr, IntegerAttr):
+                printer.print_string(str(attr.value.data))
+            else:
+                printer.print_attribute(attr)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        operand_types = [v.type for v in self.operands]
+        result_types = [r.type for r in self.results]
+        key = self.short_key()
+        if key is not None:
+            implied = self.short_signature(key, self._operand_names())
+            if implied is not None and implied == (operand_types, result_types):
+                printer.print_attribute(key)
+                return
+        printer.print_list(operand_types, printer.print_attribute)
+        if result_types:
+            printer.print_string(" -> ")
+            printer.print_attribute(result_types[0])
+
+    # -- parsing -----------------------------------------------------------------------
+
+    @classmethod
+    def _parse_clause(cls, parser: Parser, name: str) -> Attribute:
+        if name in cls.ENUMS:
+            enum_attr = cls.ENUMS[name]
+            pos = parser.pos
+            word = parser.parse_identifier()
+            allowed = [e.value for e in enum_attr.enum_type]
+            if word not in allowed:
+                parser.raise_error(
+                    f"'{word}' is not a valid {name} for {cls.name}; expected one of: "
+                    + ", ".join(allowed),
+                    pos,
+                    parser.pos,
+                )
+            return enum_attr(enum_attr.enum_type(word))
+        if name == "acc_dtype":
+            return parser.parse_type()
+        return IntegerAttr(parser.parse_integer(), i32)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BlkOp:
+        op_def = cls.get_irdl_definition()
+        properties: dict[str, Attribute] = {}
+        if cls.PREFIX is not None:
+            properties[cls.PREFIX] = cls._parse_clause(parser, cls.PREFIX)
+            parser.parse_punctuation(",")
+        unresolved: dict[str, UnresolvedOperand] = {}
+        first = True
+        for name, _ in op_def.operands:
+            if name in cls.KEYWORD_OPERANDS:
+                continue
+            if not first:
+                parser.parse_punctuation(",")
+            unresolved[name] = parser.parse_unresolved_operand()
+            first = False
+        for name in cls.KEYWORD_OPERANDS:
+            if parser.parse_optional_keyword(name) is not None:
+                unresolved[name] = parser.parse_unresolved_operand()
+        for name in cls.CLAUSES:
+            if parser.parse_optional_keyword(name) is not None:
+                parser.parse_punctuation("=")
+                properties[name] = cls._parse_clause(parser, name)
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        sig_pos = parser.pos
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        result_types: list[Attribute] = []
+        if parser.parse_optional_punctuation("->") is not None:
+            result_types = [parser.parse_type()]
+            operand_types = types
+        elif len(types) == 1 and (op_def.results or len(unresolved) > 1):
+            implied = cls.short_signature(types[0], list(unresolved))
+            if implied is None:
+                parser.raise_error(
+                    f"{cls.name} has no short form: write its full signature "
+                    "'operand types -> result type'",
+                    sig_pos,
+                    parser.pos,
+                )
+            operand_types, result_types = implied
+        else:
+            operand_types = types
+        if len(operand_types) != len(unresolved):
+            parser.raise_error(
+                f"{cls.name} has {len(unresolved)} operands but its signature lists "
+                f"{len(operand_types)} types",
+                sig_pos,
+                parser.pos,
+            )
+        if bool(op_def.results) != bool(result_types):
+            parser.raise_error(
+                f"{cls.name} {'has a result' if op_def.results else 'has no result'}: "
+                "write its signature as 'operand types"
+                + (" -> result type'" if op_def.results else "'"),
+                sig_pos,
+                parser.pos,
+            )
+        values = {
+            name: parser.resolve_operand(u, t)
+            for (name, u), t in zip(unresolved.items(), operand_types)
+        }
+        operands = [
+            values.get(name) if isinstance(d, OptOperandDef) else values[name]
+            for name, d in op_def.operands
+        ]
+        return cls.build(
+            operands=operands,
+            result_types=result_types,
+            properties=properties,
+            attributes=attributes,
+        )
+
+
+# --------------------------------------------------------------------------------------
+# Elementwise ops
+# --------------------------------------------------------------------------------------
+
+
+class ElementwiseOp(BlkOp, ABC):
+    """Base of elementwise ops, loose or strict.
+
+    Subclasses say which operand categories they accept (`DOMAINS`, per operand, default
+    `DOMAIN`), what their result is (`RESULT`: "common" for the operands' common dtype,
+    "bool", "float" for ops that compute in floats), and carry `Promotes` / `Broadcasts`
+    traits that the promotion and broadcast passes query.
+    """
+
+    DOMAIN: ClassVar[frozenset[str]] = NUMBER
+    DOMAINS: ClassVar[dict[str, frozenset[str]]] = {}
+    RESULT: ClassVar[str] = "common"
+
+    @classmethod
+    def short_signature(
+        cls, t: Attribute, present: Sequence[str]
+    ) -> tuple[list[Attribute], list[Attribute]] | None:
+        return [t] * len(present), [t]
+
+    def verify_(self) -> None:
+        op_def = type(self).get_irdl_definition()
+        roles = [f"operand '{n}'" for n, _ in op_def.operands]
+        types = [v.type for v in self.operands]
+        for (name, _), role, t in zip(op_def.operands, roles, types):
+            check_value(self, role, t, self.DOMAINS.get(name, self.DOMAIN))
+        shape = _broadcast(self, [n for n, _ in op_def.operands], types)
+        result = self.results[0].type
+        if isinstance(result, WeakType) or category(result) is None:
+            raise _err(self, f"result has type {result}, which is not a blk value type")
+        if shape_of(result) != shape:
+            raise _err(
+                self,
+                f"result has type {result} but its operands broadcast to shape "
+                f"{format_shape(shape)}",
+            )
+        self._verify_result_dtype(result)
+
+    def _promoted_types(self) -> list[Attribute]:
+        trait = self.get_trait(Promotes)
+        if trait is None:
+            return [v.type for v in self.operands]
+        return [getattr(self, n).type for n in trait.operands]
+
+    def _verify_result_dtype(self, result: Attribute) -> None:
+        res_cat = category(result)
+        common = _same_dtype(self._promoted_types())
+        if self.RESULT == "bool":
+            if element_type(result) != i1:
+                raise _err(self, f"result has type {result}; a comparison gives bool (i1)")
+            return
+        if self.RESULT == "float":
+            if res_cat != FLOAT:
+                raise _err(self, f"result has type {result}; {self.name} gives a float")
+            if common is not None and common.is_float and element_type(result) != common.xdsl:
+                raise _err(
+                    self,
+                    f"result has type {result} but the operands are {common.mlir}: "
+                    f"with operands of one float dtype, {self.name} gives that dtype",
+                )
+            return
+        allowed = self.DOMAIN if self.RESULT == "common" else ANY_VALUE
+        if res_cat not in allowed:
+            raise _err(self, f"result has type {result}; expected {_DOMAIN_WORDS[allowed]}")
+        if common is not None and element_type(result) != common.xdsl:
+            raise _err(
+                self,
+                f"result has type {result} but its operands are all {common.mlir}: "
+                f"with operands of one dtype, {self.name} gives that dtype",
+            )
+
+
+class BinaryOp(ElementwiseOp, ABC):
+    lhs = operand_def()
+    rhs = operand_def()
+    result = result_def()
+
+    traits = traits_def(Pure(), Broadcasts(("lhs", "rhs")))
+
+    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+
+def _binary_traits(computation: Computation) -> traits_def:
+    return traits_def(
+        Pure(), Promotes(computation, ("lhs", "rhs")), Broadcasts(("lhs", "rhs"))
+    )
+
+
+@irdl_op_definition
+class AddOp(BinaryOp):
+    """Elementwise sum.
+
+    ```mlir
+    %z = blk.add %x, %y : tensor<16xf32>
+    %w = blk.add %i, %one : tensor<16xi32>, !blk.weak<int> -> tensor<16xi32>
+    ```
+    """
+
+    name = "blk.add"
+    traits = _binary_traits(Computation.ARITH)
+
+
+@irdl_op_definition
+class SubOp(BinaryOp):
+    """Elementwise difference: ``%z = blk.sub %x, %y : tensor<16xf32>``."""
+
+    name = "blk.sub"
+    traits = _binary_traits(Computation.ARITH)
+
+
+@irdl_op_definition
+class MulOp(BinaryOp):
+    """Elementwise product: ``%z = blk.mul %x, %y : tensor<16xf32>``."""
+
+    name = "blk.mul"
+    traits = _binary_traits(Computation.ARITH)
+
+
+@irdl_op_definition
+class TrueDivOp(BinaryOp):
+    """Elementwise true division: integers give a float (the policy says which).
+
+    ```mlir
+    %q = blk.truediv %x, %y : tensor<16xf32>
+    %r = blk.truediv %i, %j : tensor<16xi32>, tensor<16xi32> -> tensor<16xf32>
+    ```
+    """
+
+    name = "blk.truediv"
+    traits = _binary_traits(Computation.TRUEDIV)
+    RESULT: ClassVar[str] = "float"
+
+
+class _RoundingDivOp(BinaryOp, ABC):
+    rounding = opt_prop_def(RoundingAttr)
+    CLAUSES: ClassVar[tuple[str, ...]] = ("rounding",)
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"rounding": RoundingAttr}
+
+
+
+@irdl_op_definition
+class FloorDivOp(_RoundingDivOp):
+    """Elementwise integer-style division, rounding as `rounding` says.
+
+    Loose IR may leave `rounding` unset; `promote-types` sets it from the policy
+    (Triton: ``trunc`` on blocks, ``floor`` when every operand is a constant).
+
+    ```mlir
+    %q = blk.floordiv %x, %y rounding = trunc : tensor<16xi32>
+    ```
+    """
+
+    name = "blk.floordiv"
+    traits = _binary_traits(Computation.FLOORDIV)
+
+
+@irdl_op_definition
+class ModOp(_RoundingDivOp):
+    """Elementwise remainder; its sign follows `rounding` (``floor``: the divisor's,
+    ``trunc``: the dividend's).
+
+    ```mlir
+    %r = blk.mod %x, %y rounding = floor : tensor<16xi32>
+    ```
+    """
+
+    name = "blk.mod"
+    traits = _binary_traits(Computation.MOD)
+
+
+@irdl_op_definition
+class AndOp(BinaryOp):
+    """Elementwise bitwise (or logical, on i1) and: ``%z = blk.and %x, %y : tensor<16xi1>``."""
+
+    name = "blk.and"
+    traits = _binary_traits(Computation.BITWISE)
+    DOMAIN: ClassVar[frozenset[str]] = INTEGRAL
+
+
+@irdl_op_definition
+class OrOp(BinaryOp):
+    """Elementwise bitwise or: ``%z = blk.or %x, %y : tensor<16xui8>``."""
+
+    name = "blk.or"
+    traits = _binary_traits(Computation.BITWISE)
+    DOMAIN: ClassVar[frozenset[str]] = INTEGRAL
+
+
+@irdl_op_definition
+class XorOp(BinaryOp):
+    """Elementwise bitwise xor: ``%z = blk.xor %x, %y : tensor<16xi32>``."""
+
+    name = "blk.xor"
+    traits = _binary_traits(Computation.BITWISE)
+    DOMAIN: ClassVar[frozenset[str]] = INTEGRAL
+
+
+@irdl_op_definition
+class ShlOp(BinaryOp):
+    """Elementwise left shift: ``%z = blk.shl %x, %n : tensor<16xi32>``."""
+
+    name = "blk.shl"
+    traits = _binary_traits(Computation.SHIFT)
+    DOMAIN: ClassVar[frozenset[str]] = frozenset({INT})
+
+
+@irdl_op_definition
+class ShrOp(BinaryOp):
+    """Elementwise right shift, arithmetic on signed and logical on unsigned integers.
+
+    ```mlir
+    %z = blk.shr %x, %n : tensor<16xui32>
+    ```
+    """
+
+    name = "blk.shr"
+    traits = _binary_traits(Computation.SHIFT)
+    DOMAIN: ClassVar[frozenset[str]] = frozenset({INT})
+
+
+@irdl_op_definition
+class MinimumOp(BinaryOp):
+    """Elementwise minimum: ``%z = blk.minimum %x, %y : tensor<16xf32>``."""
+
+    name = "blk.minimum"
+    traits = _binary_traits(Computation.ARITH)
+
+
+@irdl_op_definition
+class MaximumOp(BinaryOp):
+    """Elementwise maximum: ``%z = blk.maximum %x, %y : tensor<16xf32>``."""
+
+    name = "blk.maximum"
+    traits = _binary_traits(Computation.ARITH)
+
+
+@irdl_op_definition
+class CmpOp(BinaryOp):
+    """Elementwise comparison giving bool (i1); the short form names the operand type.
+
+    ```mlir
+    %m = blk.cmp lt, %offs, %n : tensor<16xi32>
+    %k = blk.cmp ge, %x, %zero : tensor<16xf32>, !blk.weak<float> -> tensor<16xi1>
+    ```
+    """
+
+    name = "blk.cmp"
+    predicate = prop_def(CmpPredicateAttr)
+    traits = traits_def(
+        Pure(), Promotes(Computation.COMPARE, ("lhs", "rhs")), Broadcasts(("lhs", "rhs"))
+    )
+    PREFIX: ClassVar[str | None] = "predicate"
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"predicate": CmpPredicateAttr}
+    DOMAIN: ClassVar[frozenset[str]] = ANY_VALUE
+    RESULT: ClassVar[str] = "bool"
+
+    def __init__(
+        self,
+        predicate: CmpPredicate | str,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute,
+    ):
+        IRDLOperation.__init__(
+            self,
+            operands=[lhs, rhs],
+            result_types=[result_type],
+            properties={"predicate": CmpPredicateAttr(CmpPredicate(predicate))},
+        )
+
+    def short_key(self) -> Attribute | None:
+        return self.lhs.type
+
+    @classmethod
+    def short_signature(
+        cls, t: Attribute, present: Sequence[str]
+    ) -> tuple[list[Attribute], list[Attribute]] | None:
+        if isinstance(t, WeakType):
+            return None
+        return [t, t], [with_element(t, i1)]
+
+
+class UnaryOp(ElementwiseOp, ABC):
+    operand = operand_def()
+    result = result_def()
+
+    def __init__(self, operand: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[operand], result_types=[result_type])
+
+
+def _unary_traits(computation: Computation) -> traits_def:
+    return traits_def(Pure(), Promotes(computation, ("operand",)), Broadcasts(("operand",)))
+
+
+@irdl_op_definition
+class NegOp(UnaryOp):
+    """Elementwise negation: ``%y = blk.neg %x : tensor<16xf32>``."""
+
+    name = "blk.neg"
+    traits = _unary_traits(Computation.ARITH)
+
+
+@irdl_op_definition
+class AbsOp(UnaryOp):
+    """Elementwise absolute value: ``%y = blk.abs %x : tensor<16xi32>``."""
+
+    name = "blk.abs"
+    traits = _unary_traits(Computation.ARITH)
+
+
+@irdl_op_definition
+class NotOp(UnaryOp):
+    """Elementwise bitwise not (logical on i1): ``%y = blk.not %m : tensor<16xi1>``."""
+
+    name = "blk.not"
+    traits = _unary_traits(Computation.BITWISE)
+    DOMAIN: ClassVar[frozenset[str]] = INTEGRAL
+
+
+class MathOp(UnaryOp, ABC):
+    """A float function; loose IR may apply it to integers, which the policy turns into
+    floats.
+
+    ```mlir
+    %y = blk.exp %x : tensor<16xf32>
+    %z = blk.sqrt %i : tensor<16xi32> -> tensor<16xf32>
+    ```
+    """
+
+    traits = _unary_traits(Computation.FLOAT_MATH)
+    RESULT: ClassVar[str] = "float"
+
+
+@irdl_op_definition
+class ExpOp(MathOp):
+    """Elementwise e**x. ``%y = blk.exp %x : tensor<16xf32>``"""
+
+    name = "blk.exp"
+
+
+@irdl_op_definition
+class Exp2Op(MathOp):
+    """Elementwise 2**x. ``%y = blk.exp2 %x : tensor<16xf32>``"""
+
+    name = "blk.exp2"
+
+
+@irdl_op_definition
+class LogOp(MathOp):
+    """Elementwise natural logarithm. ``%y = blk.log %x : tensor<16xf32>``"""
+
+    name = "blk.log"
+
+
+@irdl_op_definition
+class Log2Op(MathOp):
+    """Elementwise base-2 logarithm. ``%y = blk.log2 %x : tensor<16xf32>``"""
+
+    name = "blk.log2"
+
+
+@irdl_op_definition
+class SqrtOp(MathOp):
+    """Elementwise square root. ``%y = blk.sqrt %x : tensor<16xf32>``"""
+
+    name = "blk.sqrt"
+
+
+@irdl_op_definition
+class RsqrtOp(MathOp):
+    """Elementwise reciprocal square root. ``%y = blk.rsqrt %x : tensor<16xf32>``"""
+
+    name = "blk.rsqrt"
+
+
+@irdl_op_definition
+class SinOp(MathOp):
+    """Elementwise sine. ``%y = blk.sin %x : tensor<16xf32>``"""
+
+    name = "blk.sin"
+
+
+@irdl_op_definition
+class CosOp(MathOp):
+    """Elementwise cosine. ``%y = blk.cos %x : tensor<16xf32>``"""
+
+    name = "blk.cos"
+
+
+@irdl_op_definition
+class TanhOp(MathOp):
+    """Elementwise hyperbolic tangent. ``%y = blk.tanh %x : tensor<16xf32>``"""
+
+    name = "blk.tanh"
+
+
+@irdl_op_definition
+class ErfOp(MathOp):
+    """Elementwise error function. ``%y = blk.erf %x : tensor<16xf32>``"""
+
+    name = "blk.erf"
+
+
+@irdl_op_definition
+class FloorOp(MathOp):
+    """Elementwise floor (rounds toward negative infinity). ``%y = blk.floor %x : tensor<16xf32>``"""
+
+    name = "blk.floor"
+    traits = _unary_traits(Computation.ROUNDING_MATH)
+
+
+@irdl_op_definition
+class CeilOp(MathOp):
+    """Elementwise ceiling (rounds toward positive infinity). ``%y = blk.ceil %x : tensor<16xf32>``"""
+
+    name = "blk.ceil"
+    traits = _unary_traits(Computation.ROUNDING_MATH)
+
+
+@irdl_op_definition
+class WhereOp(ElementwiseOp):
+    """Elementwise select: `true_value` where `cond` holds, else `false_value`.
+
+    Only the two values take part in promotion; all three operands broadcast.
+
+    ```mlir
+    %r = blk.where %m, %x, %y : tensor<16xf32>
+    ```
+    """
+
+    name = "blk.where"
+    cond = operand_def()
+    true_value = operand_def()
+    false_value = operand_def()
+    result = result_def()
+    traits = traits_def(
+        Pure(),
+        Promotes(Computation.SELECT, ("true_value", "false_value")),
+        Broadcasts(("cond", "true_value", "false_value")),
+    )
+    DOMAIN: ClassVar[frozenset[str]] = ANY_VALUE
+    DOMAINS: ClassVar[dict[str, frozenset[str]]] = {"cond": frozenset({BOOL})}
+    RESULT: ClassVar[str] = "any"
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        true_value: SSAValue | Operation,
+        false_value: SSAValue | Operation,
+        result_type: Attribute,
+    ):
+        super().__init__(operands=[cond, true_value, false_value], result_types=[result_type])
+
+    @classmethod
+    def short_signature(
+        cls, t: Attribute, present: Sequence[str]
+    ) -> tuple[list[Attribute], list[Attribute]] | None:
+        return [with_element(t, i1), t, t], [t]
+
+
+@irdl_op_definition
+class FmaOp(ElementwiseOp):
+    """Elementwise fused multiply-add ``a * b + c`` with a single rounding.
+
+    ```mlir
+    %r = blk.fma %a, %b, %c : tensor<16xf32>
+    ```
+    """
+
+    name = "blk.fma"
+    a = operand_def()
+    b = operand_def()
+    c = operand_def()
+    result = result_def()
+    traits = traits_def(
+        Pure(), Promotes(Computation.ARITH, ("a", "b", "c")), Broadcasts(("a", "b", "c"))
+    )
+
+    def __init__(
+        self,
+        a: SSAValue | Operation,
+        b: SSAValue | Operation,
+        c: SSAValue | Operation,
+        result_type: Attribute,
+    ):
+        super().__init__(operands=[a, b, c], result_types=[result_type])
+
+
+@irdl_op_definition
+class AddPtrOp(ElementwiseOp):
+    """Pointer arithmetic: `ptr` advanced by `offset` elements (not bytes).
+
+    ```mlir
+    %p = blk.addptr %base, %offs : !blk.ptr<f32>, tensor<16xi32> -> tensor<16x!blk.ptr<f32>>
+    ```
+    """
+
+    name = "blk.addptr"
+    ptr = operand_def()
+    offset = operand_def()
+    result = result_def()
+    traits = traits_def(Pure(), Broadcasts(("ptr", "offset")))
+    DOMAINS: ClassVar[dict[str, frozenset[str]]] = {"ptr": frozenset({PTR}), "offset": frozenset({INT})}
+
+    def __init__(self, ptr: SSAValue | Operation, offset: SSAValue | Operation, result_type: Attribute):
+        super().__init__(operands=[ptr, offset], result_types=[result_type])
+
+    @classmethod
+    def short_signature(
+        cls, t: Attribute, present: Sequence[str]
+    ) -> tuple[list[Attribute], list[Attribute]] | None:
+        return None
+
+    def _verify_result_dtype(self, result: Attribute) -> None:
+        if element_type(result) != element_type(self.ptr.type):
+            raise _err(
+                self,
+                f"result has type {result} but operand 'ptr' has type {self.ptr.type}: "
+                "the result points to the same element type",
+            )
+
+
+# --------------------------------------------------------------------------------------
+# Program ids, ranges, constants and literals
+# --------------------------------------------------------------------------------------
+
+
+def _verify_axis(op: Operation, axis: int) -> None:
+    if not 0 <= axis <= 2:
+        raise _err(op, f"axis {axis} is out of range: the launch grid has axes 0, 1 and 2")
+
+
+@irdl_op_definition
+class ProgramIdOp(IRDLOperation):
+    """The index of this program instance along grid axis `axis` (0, 1 or 2).
+
+    ```mlir
+    %pid = blk.program_id 0 : i32
+    ```
+    """
+
+    name = "blk.program_id"
+    axis = prop_def(IntegerAttr[I32])
+    result = result_def(i32)
+    traits = traits_def(Pure())
+    assembly_format = "$axis attr-dict `:` type($result)"
+
+    def __init__(self, axis: int):
+        super().__init__(properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
+
+    def verify_(self) -> None:
+        _verify_axis(self, self.axis.value.data)
+
+
+@irdl_op_definition
+class NumProgramsOp(IRDLOperation):
+    """The number of program instances along grid axis `axis` (0, 1 or 2).
+
+    ```mlir
+    %n = blk.num_programs 1 : i32
+    ```
+    """
+
+    name = "blk.num_programs"
+    axis = prop_def(IntegerAttr[I32])
+    result = result_def(i32)
+    traits = traits_def(Pure())
+    assembly_format = "$axis attr-dict `:` type($result)"
+
+    def __init__(self, axis: int):
+        super().__init__(properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
+
+    def verify_(self) -> None:
+        _verify_axis(self, self.axis.value.data)
+
+
+@irdl_op_definition
+class ArangeOp(IRDLOperation):
+    """The block ``[start, start + 1, ..., end - 1]`` of i32.
+
+    ```mlir
+    %r = blk.arange 0, 16 : tensor<16xi32>
+    ```
+    """
+
+    name = "blk.arange"
+    start = prop_def(IntegerAttr[I32])
+    end = prop_def(IntegerAttr[I32])
+    result = result_def()
+    traits = traits_def(Pure())
+    assembly_format = "$start `,` $end attr-dict `:` type($result)"
+
+    def __init__(self, start: int, end: int):
+        super().__init__(
+            properties={"start": IntegerAttr(start, i32), "end": IntegerAttr(end, i32)},
+            result_types=[TensorType(i32, [end - start])],
+        )
+
+    def verify_(self) -> None:
+        start, end = self.start.value.data, self.end.value.data
+        if end <= start:
+            raise _err(self, f"needs end > start, got start = {start} and end = {end}")
+        expected = TensorType(i32, [end - start])
+        if self.result.type != expected:
+            raise _err(
+                self,
+                f"result has type {self.result.type}; the range {start}..{end} "
+                f"gives {expected}",
+            )
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """A typed constant: a scalar of a dtype, or a block (dense, possibly splat).
+
+    ```mlir
+    %one = blk.constant 1.000000e+00 : f32
+    %z = blk.constant dense<0> : tensor<16xui8>
+    ```
+    """
+
+    name = "blk.constant"
+    value = prop_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, value: Attribute):
+        super().__init__(properties={"value": value}, result_types=[value.type])  # type: ignore[attr-defined]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(self.value)
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ConstantOp:
+        pos = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
+            parser.raise_error(
+                "expected a typed constant such as '1.0 : f32', '3 : ui8' or "
+                "'dense<0.0> : tensor<16xf32>'",
+                pos,
+                parser.pos,
+            )
+        op = cls(value)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+    def verify_(self) -> None:
+        value = self.value
+        if not isinstance(value, IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
+            raise _err(self, f"value {value} is not a typed scalar or dense block constant")
+        check_value(self, "value", value.type, NUMBER, weak_ok=False)
+        if value.type != self.result.type:
+            raise _err(
+                self, f"result has type {self.result.type} but the value has type {value.type}"
+            )
+
+
+@irdl_op_definition
+class LiteralOp(IRDLOperation):
+    """A weak literal of loose IR: a Python value whose dtype the promotion policy decides.
+
+    ```mlir
+    %c = blk.literal 3 : !blk.weak<int>
+    %h = blk.literal 5.000000e-01 : !blk.weak<float>
+    %t = blk.literal true : !blk.weak<bool>
+    ```
+    """
+
+    name = "blk.literal"
+    value = prop_def(IntAttr | FloatAttr)
+    result = result_def(WeakType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: bool | int | float):
+        if isinstance(value, bool):
+            attr: Attribute = IntAttr(int(value))
+            kind = "bool"
+        elif isinstance(value, int):
+            attr, kind = IntAttr(value), "int"
+        else:
+            attr, kind = FloatAttr(float(value), f64), "float"
+        super().__init__(properties={"value": attr}, result_types=[WeakType(kind)])
+
+    @property
+    def python_value(self) -> bool | int | float:
+        """The literal as a Python value of its kind."""
+        kind = self.result.type.kind  # type: ignore[attr-defined]
+        if isinstance(self.value, FloatAttr):
+            return self.value.value.data
+        return bool(self.value.data) if kind == "bool" else self.value.data
+
+    def print(self, printer: Printer) -> None:
+        value = self.python_value
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, int):
+            text = str(value)
+        elif value != value:
+            text = "nan"
+        elif value in (float("inf"), float("-inf")):
+            text = "inf" if value > 0 else "-inf"
+        else:
+            text = f"{value:.6e}" if float(f"{value:.6e}") == value else repr(value)
+        printer.print_string(f" {text}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LiteralOp:
+        pos = parser.pos
+        negative = parser.parse_optional_punctuation("-") is not None
+        value: bool | int | float
+        if (word := parser.parse_optional_keyword_in(("true", "false", "inf", "nan"))) is not None:
+            value = {"true": True, "false": False, "inf": float("inf"), "nan": float("nan")}[word]
+            if negative and isinstance(value, bool):
+                parser.raise_error("a bool literal cannot be negated", pos, parser.pos)
+        else:
+            number = parser.parse_number()
+            value = number
+        if negative:
+            value = -value
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_pos = parser.pos
+        weak = parser.parse_type()
+        expected = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "float"
+        if not isinstance(weak, WeakType) or weak.kind != expected:
+            parser.raise_error(
+                f"literal {value!r} has type !blk.weak<{expected}>", type_pos, parser.pos
+            )
+        op = cls(value)
+        op.attributes.update(attributes)
+        return op
+
+    def verify_(self) -> None:
+        kind = self.result.type.kind  # type: ignore[attr-defined]
+        is_float = isinstance(self.value, FloatAttr)
+        if is_float and self.value.type != f64:
+            raise _err(self, f"float literal {self.value} must be stored as f64")
+        if is_float != (kind == "float") or (kind == "bool" and self.value.data not in (0, 1)):
+            raise _err(self, f"value {self.value} does not fit type {self.result.type}")
+
+
+# --------------------------------------------------------------------------------------
+# Shape ops
+# --------------------------------------------------------------------------------------
+
+
+def _check_block_or_scalar(op: Operation, role: str, t: Attribute) -> None:
+    check_value(op, role, t, ANY_VALUE, weak_ok=False)
+
+
+class _ShapeOp(IRDLOperation, ABC):
+    src = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue | Operation, result_type: Attribute, **props: Attribute):
+        super().__init__(operands=[src], result_types=[result_type], properties=props)
+
+    def _check_elements(self) -> None:
+        _check_block_or_scalar(self, "operand 'src'", self.src.type)
+        _check_block_or_scalar(self, "result", self.result.type)
+        if element_type(self.src.type) != element_type(self.result.type):
+            raise _err(
+                self,
+                f"changes the element type from {self.src.type} to {self.result.type}; "
+                "use blk.cast to convert",
+            )
+
+
+@irdl_op_definition
+class SplatOp(_ShapeOp):
+    """A block whose every element is the scalar `src`.
+
+    ```mlir
+    %b = blk.splat %x : f32 -> tensor<16x16xf32>
+    ```
+    """
+
+    name = "blk.splat"
+
+    def verify_(self) -> None:
+        self._check_elements()
+        if isinstance(self.src.type, TensorType) or not isinstance(self.result.type, TensorType):
+            raise _err(
+                self,
+                f"splats a scalar into a block, got {self.src.type} -> {self.result.type}",
+            )
+
+
+@irdl_op_definition
+class ExpandDimsOp(_ShapeOp):
+    """Inserts a dimension of size 1 at `axis`.
+
+    ```mlir
+    %col = blk.expand_dims %x axis = 1 : tensor<16xf32> -> tensor<16x1xf32>
+    ```
+    """
+
+    name = "blk.expand_dims"
+    axis = prop_def(IntegerAttr[I32])
+    assembly_format = "$src `axis` `=` $axis attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue | Operation, axis: int, result_type: Attribute | None = None):
+        src_type = SSAValue.get(src).type
+        if result_type is None:
+            shape = list(shape_of(src_type))
+            shape.insert(axis, 1)
+            result_type = block_of(element_type(src_type), shape)
+        super().__init__(src, result_type, axis=IntegerAttr(axis, i32))
+
+    def verify_(self) -> None:
+        self._check_elements()
+        shape = list(shape_of(self.src.type))
+        axis = self.axis.value.data
+        if not 0 <= axis <= len(shape):
+            raise _err(self, f"axis {axis} is out of range for {self.src.type}")
+        shape.insert(axis, 1)
+        expected = block_of(element_type(self.src.type), shape)
+        if self.result.type != expected:
+            raise _err(
+                self,
+                f"result has type {self.result.type}; inserting axis {axis} into "
+                f"{self.src.type} gives {expected}",
+            )
+
+
+@irdl_op_definition
+class BroadcastOp(_ShapeOp):
+    """Expands dimensions of size 1 to the result's sizes (same rank).
+
+    ```mlir
+    %b = blk.broadcast %x : tensor<1x16xf32> -> tensor<8x16xf32>
+    ```
+    """
+
+    name = "blk.broadcast"
+
+    def verify_(self) -> None:
+        self._check_elements()
+        src, res = shape_of(self.src.type), shape_of(self.result.type)
+        if len(src) != len(res):
+            raise _err(
+                self,
+                f"keeps the rank: {self.src.type} has rank {len(src)} but the result "
+                f"{self.result.type} has rank {len(res)}; insert blk.expand_dims first",
+            )
+        for dim, (a, b) in enumerate(zip(src, res)):
+            if a != b and a != 1:
+                raise _err(
+                    self,
+                    f"cannot broadcast {self.src.type} to {self.result.type}: dimension "
+                    f"{dim} has size {a}, which is neither 1 nor {b}",
+                )
+
+
+@irdl_op_definition
+class ReshapeOp(_ShapeOp):
+    """Reinterprets a block with another shape of the same number of elements
+    (row-major order).
+
+    ```mlir
+    %m = blk.reshape %x : tensor<256xf32> -> tensor<16x16xf32>
+    ```
+    """
+
+    name = "blk.reshape"
+
+    def verify_(self) -> None:
+        self._check_elements()
+        count = _numel(shape_of(self.src.type))
+        if count != _numel(shape_of(self.result.type)):
+            raise _err(
+                self,
+                f"cannot reshape {self.src.type} ({count} elements) to {self.result.type} "
+                f"({_numel(shape_of(self.result.type))} elements)",
+            )
+
+
+def _numel(shape: Sequence[int]) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count
+
+
+@irdl_op_definition
+class PermuteOp(_ShapeOp):
+    """Permutes dimensions: result dimension i is source dimension ``order[i]``.
+
+    ```mlir
+    %t = blk.permute %x order = [1, 0] : tensor<16x32xf32> -> tensor<32x16xf32>
+    ```
+    """
+
+    name = "blk.permute"
+    order = prop_def(DenseArrayBase.constr(i64))
+    assembly_format = "$src `order` `=` $order attr-dict `:` type($src) `->` type($result)"
+
+    def __init__(self, src: SSAValue | Operation, order: Sequence[int]):
+        src_type = SSAValue.get(src).type
+        shape = shape_of(src_type)
+        result_type = block_of(element_type(src_type), [shape[i] for i in order])
+        super().__init__(src, result_type, order=DenseArrayBase.from_list(i64, list(order)))
+
+    def verify_(self) -> None:
+        self._check_elements()
+        order = list(self.order.get_values())
+        shape = shape_of(self.src.type)
+        if sorted(order) != list(range(len(shape))):
+            raise _err(
+                self,
+                f"order {order} is not a permutation of the {len(shape)} dimensions of "
+                f"{self.src.type}",
+            )
+        expected = block_of(element_type(self.src.type), [shape[i] for i in order])
+        if self.result.type != expected:
+            raise _err(
+                self,
+                f"result has type {self.result.type}; permuting {self.src.type} by "
+                f"{order} gives {expected}",
+            )
+
+
+@irdl_op_definition
+class CastOp(_ShapeOp):
+    """Converts each element to another dtype (or pointer type), keeping the shape.
+
+    Float to int truncates toward zero; int to float rounds to nearest even; narrowing
+    ints wrap. In loose IR the source may be a weak literal.
+
+    ```mlir
+    %f = blk.cast %i : tensor<16xi32> -> tensor<16xf32>
+    ```
+    """
+
+    name = "blk.cast"
+
+    def verify_(self) -> None:
+        src_cat = check_value(self, "operand 'src'", self.src.type, ANY_VALUE)
+        res_cat = check_value(self, "result", self.result.type, ANY_VALUE, weak_ok=False)
+        if shape_of(self.src.type) != shape_of(self.result.type):
+            raise _err(
+                self,
+                f"keeps the shape: cannot cast {self.src.type} to {self.result.type}; "
+                "use blk.broadcast or blk.reshape to change it",
+            )
+        if (src_cat == PTR) != (res_cat == PTR):
+            raise _err(
+                self,
+                f"cannot cast between pointers and numbers: {self.src.type} to "
+                f"{self.result.type}",
+            )
+
+
+@irdl_op_definition
+class BitcastOp(_ShapeOp):
+    """Reinterprets the bits of each element as another dtype of the same width.
+
+    ```mlir
+    %bits = blk.bitcast %x : tensor<16xf32> -> tensor<16xi32>
+    ```
+    """
+
+    name = "blk.bitcast"
+
+    def verify_(self) -> None:
+        check_value(self, "operand 'src'", self.src.type, NUMBER, weak_ok=False)
+        check_value(self, "result", self.result.type, NUMBER, weak_ok=False)
+        if shape_of(self.src.type) != shape_of(self.result.type):
+            raise _err(self, f"keeps the shape: {self.src.type} to {self.result.type}")
+        src_d = dtypes.from_xdsl(element_type(self.src.type))
+        res_d = dtypes.from_xdsl(element_type(self.result.type))
+        if src_d.width != res_d.width:
+            raise _err(
+                self,
+                f"needs equal bit widths: {src_d.mlir} has {src_d.width} bits and "
+                f"{res_d.mlir} has {res_d.width}",
+            )
+
+
+# --------------------------------------------------------------------------------------
+# Memory
+# --------------------------------------------------------------------------------------
+
+
+def _pointee(op: Operation, ptr_type: Attribute) -> Attribute:
+    check_value(op, "operand 'ptr'", ptr_type, frozenset({PTR}), weak_ok=False)
+    elem = element_type(ptr_type)
+    assert isinstance(elem, PtrType)
+    return elem.pointee
+
+
+def _memory_signature(
+    t: Attribute, present: Sequence[str], with_result: bool
+) -> tuple[list[Attribute], list[Attribute]] | None:
+    elem = element_type(t)
+    if not isinstance(elem, PtrType):
+        return None
+    value = with_element(t, elem.pointee)
+    mask = with_element(t, i1)
+    types = {"ptr": t, "mask": mask}
+    operand_types = [types.get(name, value) for name in present]
+    return operand_types, ([value] if with_result else [])
+
+
+def _check_mask(op: Operation, mask: SSAValue | None) -> None:
+    if mask is not None:
+        check_value(op, "operand 'mask'", mask.type, frozenset({BOOL}))
+
+
+class _MemoryOp(BlkOp, ABC):
+    def short_key(self) -> Attribute | None:
+        return self.operands[0].type
+
+
+@irdl_op_definition
+class LoadOp(_MemoryOp):
+    """Loads the elements `ptr` points to; where `mask` is false, no memory is touched and
+    the element is `other` (zero when absent). `mask` and `other` broadcast to the shape.
+
+    ```mlir
+    %x = blk.load %p mask %m other %zero : tensor<16x!blk.ptr<f32>>
+    %y = blk.load %q : !blk.ptr<i32>
+    ```
+    """
+
+    name = "blk.load"
+    ptr = operand_def()
+    mask = opt_operand_def()
+    other = opt_operand_def()
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(
+        MemoryEffect(), Broadcasts(("ptr", "mask", "other"))
+    )
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("mask", "other")
+
+    def __init__(
+        self,
+        ptr: SSAValue | Operation,
+        mask: SSAValue | Operation | None = None,
+        other: SSAValue | Operation | None = None,
+        result_type: Attribute | None = None,
+    ):
+        if result_type is None:
+            ptr_type = SSAValue.get(ptr).type
+            result_type = with_element(ptr_type, element_type(ptr_type).pointee)  # type: ignore[attr-defined]
+        super().__init__(operands=[ptr, mask, other], result_types=[result_type])
+
+    @classmethod
+    def short_signature(cls, t: Attribute, present: Sequence[str]):
+        return _memory_signature(t, present, True)
+
+    def verify_(self) -> None:
+        pointee = _pointee(self, self.ptr.type)
+        _check_mask(self, self.mask)
+        if self.other is not None:
+            if self.mask is None:
+                raise _err(self, "has 'other' without 'mask': 'other' fills masked-off lanes")
+            check_value(self, "operand 'other'", self.other.type, ANY_VALUE)
+        present = [("ptr", self.ptr.type)]
+        present += [(n, v.type) for n, v in (("mask", self.mask), ("other", self.other)) if v]
+        shape = _broadcast(self, [n for n, _ in present], [t for _, t in present])
+        expected = block_of(pointee, shape)
+        if self.result.type != expected:
+            raise _err(
+                self,
+                f"result has type {self.result.type}; loading through {self.ptr.type} "
+                f"gives {expected}",
+            )
+
+
+@irdl_op_definition
+class StoreOp(_MemoryOp):
+    """Stores `value` where `ptr` points; where `mask` is false, no memory is touched.
+    `value` and `mask` broadcast to the shape of `ptr`; loose IR converts `value` to the
+    pointee type.
+
+    ```mlir
+    blk.store %p, %x mask %m : tensor<16x!blk.ptr<f32>>
+    ```
+    """
+
+    name = "blk.store"
+    ptr = operand_def()
+    value = operand_def()
+    mask = opt_operand_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryEffect(), Broadcasts(("value", "mask"), to="ptr"))
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("mask",)
+
+    def __init__(
+        self,
+        ptr: SSAValue | Operation,
+        value: SSAValue | Operation,
+        mask: SSAValue | Operation | None = None,
+    ):
+        super().__init__(operands=[ptr, value, mask])
+
+    @classmethod
+    def short_signature(cls, t: Attribute, present: Sequence[str]):
+        return _memory_signature(t, present, False)
+
+    def verify_(self) -> None:
+        _pointee(self, self.ptr.type)
+        check_value(self, "operand 'value'", self.value.type, ANY_VALUE)
+        _check_mask(self, self.mask)
+        _check_broadcasts_to(self, self.ptr.type, ("value", self.value), ("mask", self.mask))
+
+
+def _check_broadcasts_to(
+    op: Operation, target: Attribute, *operands: tuple[str, SSAValue | None]
+) -> None:
+    target_shape = shape_of(target)
+    for name, value in operands:
+        if value is None:
+            continue
+        shape = shape_of(value.type)
+        try:
+            if broadcast_shapes(shape, target_shape) != target_shape:
+                raise BroadcastError("", (shape, target_shape), 0)
+        except BroadcastError:
+            raise _err(
+                op,
+                f"operand '{name}' of type {value.type} does not broadcast to the shape "
+                f"{format_shape(target_shape)} of operand 'ptr' ({target})",
+            ) from None
+
+
+@irdl_op_definition
+class AtomicRMWOp(_MemoryOp):
+    """Atomically combines `value` into memory and returns the old contents.
+
+    ```mlir
+    %old = blk.atomic_rmw add, %p, %x mask %m : tensor<16x!blk.ptr<f32>>
+    ```
+    """
+
+    name = "blk.atomic_rmw"
+    kind = prop_def(AtomicKindAttr)
+    ptr = operand_def()
+    value = operand_def()
+    mask = opt_operand_def()
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryEffect(), Broadcasts(("value", "mask"), to="ptr"))
+    PREFIX: ClassVar[str | None] = "kind"
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": AtomicKindAttr}
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("mask",)
+
+    @classmethod
+    def short_signature(cls, t: Attribute, present: Sequence[str]):
+        return _memory_signature(t, present, True)
+
+    def verify_(self) -> None:
+        pointee = _pointee(self, self.ptr.type)
+        cat = check_value(self, "operand 'value'", self.value.type, NUMBER)
+        _check_mask(self, self.mask)
+        kind = self.kind.data
+        if kind in (AtomicKind.AND, AtomicKind.OR, AtomicKind.XOR) and (
+            category(pointee) not in INTEGRAL or cat not in INTEGRAL
+        ):
+            raise _err(self, f"atomic {kind.value} needs integer memory and value")
+        _check_broadcasts_to(self, self.ptr.type, ("value", self.value), ("mask", self.mask))
+        expected = with_element(self.ptr.type, pointee)
+        if self.result.type != expected:
+            raise _err(self, f"result has type {self.result.type}; expected {expected}")
+
+
+@irdl_op_definition
+class AtomicCASOp(_MemoryOp):
+    """Atomic compare-and-swap: where memory equals `cmp`, writes `value`; returns the old
+    contents.
+
+    ```mlir
+    %old = blk.atomic_cas %p, %expected, %new : !blk.ptr<i32>
+    ```
+    """
+
+    name = "blk.atomic_cas"
+    ptr = operand_def()
+    cmp = operand_def()
+    value = operand_def()
+    result = result_def()
+    traits = traits_def(MemoryEffect(), Broadcasts(("cmp", "value"), to="ptr"))
+
+    @classmethod
+    def short_signature(cls, t: Attribute, present: Sequence[str]):
+        return _memory_signature(t, present, True)
+
+    def verify_(self) -> None:
+        pointee = _pointee(self, self.ptr.type)
+        check_value(self, "operand 'cmp'", self.cmp.type, NUMBER)
+        check_value(self, "operand 'value'", self.value.type, NUMBER)
+        _check_broadcasts_to(self, self.ptr.type, ("cmp", self.cmp), ("value", self.value))
+        expected = with_element(self.ptr.type, pointee)
+        if self.result.type != expected:
+            raise _err(self, f"result has type {self.result.type}; expected {expected}")
+
+
+# --------------------------------------------------------------------------------------
+# Reductions, scans, dot
+# --------------------------------------------------------------------------------------
+
+
+def _check_acc_dtype(op: Operation, acc: Attribute | None) -> None:
+    if acc is not None and (not dtypes.is_dtype_type(acc) or category(acc) is None):
+        raise _err(op, f"acc_dtype {acc} is not a blk dtype")
+
+
+@irdl_op_definition
+class ReduceOp(BlkOp):
+    """Reduces a block along `axis` (all axes when absent, giving a scalar).
+
+    `sum` and `prod` accumulate in `acc_dtype` (set by `promote-types`) and convert to
+    the result dtype at the end; `argmax`/`argmin` give i32 indices of the first extreme.
+
+    ```mlir
+    %s = blk.reduce sum, %x axis = 1 acc_dtype = f32 : tensor<16x32xf16> -> tensor<16xf32>
+    %m = blk.reduce max, %v : tensor<64xi32> -> i32
+    ```
+    """
+
+    name = "blk.reduce"
+    kind = prop_def(ReduceKindAttr)
+    axis = opt_prop_def(IntegerAttr[I32])
+    acc_dtype = opt_prop_def()
+    src = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    PREFIX: ClassVar[str | None] = "kind"
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": ReduceKindAttr}
+    CLAUSES: ClassVar[tuple[str, ...]] = ("axis", "acc_dtype")
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        domain = INTEGRAL if kind in (ReduceKind.AND, ReduceKind.OR, ReduceKind.XOR) else NUMBER
+        check_value(self, "operand 'src'", self.src.type, domain, weak_ok=False)
+        if not isinstance(self.src.type, TensorType):
+            raise _err(self, f"reduces a block, got the scalar type {self.src.type}")
+        _check_acc_dtype(self, self.acc_dtype)
+        shape = list(shape_of(self.src.type))
+        if self.axis is None:
+            out_shape: list[int] = []
+        else:
+            axis = self.axis.value.data
+            if not 0 <= axis < len(shape):
+                raise _err(self, f"axis {axis} is out of range for {self.src.type}")
+            out_shape = shape[:axis] + shape[axis + 1 :]
+        if kind in (ReduceKind.ARGMAX, ReduceKind.ARGMIN):
+            expected_elem: Attribute | None = i32
+        elif kind in (ReduceKind.SUM, ReduceKind.PROD):
+            expected_elem = None  # the policy decides (e.g. i8 sums give i32 under Triton)
+        else:
+            expected_elem = element_type(self.src.type)
+        check_value(self, "result", self.result.type, NUMBER, weak_ok=False)
+        if shape_of(self.result.type) != tuple(out_shape) or (
+            expected_elem is not None and element_type(self.result.type) != expected_elem
+        ):
+            where = "all axes" if self.axis is None else f"axis {self.axis.value.data}"
+            want = block_of(expected_elem, out_shape) if expected_elem else format_shape(out_shape)
+            raise _err(
+                self,
+                f"result has type {self.result.type}; {kind.value} over {where} of "
+                f"{self.src.type} gives {want}",
+            )
+
+
+@irdl_op_definition
+class ScanOp(BlkOp):
+    """Inclusive prefix reduction along `axis` (sum, prod, max or min).
+
+    ```mlir
+    %c = blk.scan sum, %x axis = 0 : tensor<16xi32>
+    ```
+    """
+
+    name = "blk.scan"
+    kind = prop_def(ReduceKindAttr)
+    axis = prop_def(IntegerAttr[I32])
+    acc_dtype = opt_prop_def()
+    src = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    PREFIX: ClassVar[str | None] = "kind"
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": ReduceKindAttr}
+    CLAUSES: ClassVar[tuple[str, ...]] = ("axis", "acc_dtype")
+
+    @classmethod
+    def short_signature(cls, t: Attribute, present: Sequence[str]):
+        return [t], [t]
+
+    def verify_(self) -> None:
+        kind = self.kind.data
+        if kind not in (ReduceKind.SUM, ReduceKind.PROD, ReduceKind.MAX, ReduceKind.MIN):
+            raise _err(self, f"scan kind must be sum, prod, max or min, got {kind.value}")
+        check_value(self, "operand 'src'", self.src.type, NUMBER, weak_ok=False)
+        if not isinstance(self.src.type, TensorType):
+            raise _err(self, f"scans a block, got the scalar type {self.src.type}")
+        _check_acc_dtype(self, self.acc_dtype)
+        axis = self.axis.value.data
+        if not 0 <= axis < len(shape_of(self.src.type)):
+            raise _err(self, f"axis {axis} is out of range for {self.src.type}")
+        check_value(self, "result", self.result.type, NUMBER, weak_ok=False)
+        if shape_of(self.result.type) != shape_of(self.src.type):
+            raise _err(
+                self, f"result has type {self.result.type}; a scan keeps the shape of {self.src.type}"
+            )
+
+
+@irdl_op_definition
+class DotOp(BlkOp):
+    """Matrix product of blocks ``[M, K] x [K, N] -> [M, N]`` (a leading batch dimension
+    is allowed), plus `acc` when given, accumulated in `acc_dtype`.
+
+    ```mlir
+    %c = blk.dot %a, %b acc %c0 acc_dtype = f32 : tensor<32x16xf16>, tensor<16x64xf16>, tensor<32x64xf32> -> tensor<32x64xf32>
+    ```
+    """
+
+    name = "blk.dot"
+    lhs = operand_def()
+    rhs = operand_def()
+    acc = opt_operand_def()
+    acc_dtype = opt_prop_def()
+    result = result_def()
+    traits = traits_def(Pure())
+    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("acc",)
+    CLAUSES: ClassVar[tuple[str, ...]] = ("acc_dtype",)
+
+    def verify_(self) -> None:
+        for role, value in (("lhs", self.lhs), ("rhs", self.rhs)):
+            check_value(self, f"operand '{role}'", value.type, NUMBER, weak_ok=False)
+            if len(shape_of(value.type)) not in (2, 3):
+                raise _err(
+                    self, f"operand '{role}' has type {value.type}; dot takes 2-D or 3-D blocks"
+                )
+        _check_acc_dtype(self, self.acc_dtype)
+        a, b = shape_of(self.lhs.type), shape_of(self.rhs.type)
+        if len(a) != len(b):
+            raise _err(self, f"operands have ranks {len(a)} and {len(b)}; they must be equal")
+        if a[-1] != b[-2]:
+            raise _err(
+                self,
+                f"inner dimensions differ: 'lhs' {self.lhs.type} has K = {a[-1]} but "
+                f"'rhs' {self.rhs.type} has K = {b[-2]}",
+            )
+        if len(a) == 3 and a[0] != b[0]:
+            raise _err(self, f"batch dimensions differ: {a[0]} and {b[0]}")
+        out = (*a[:-1], b[-1])
+        check_value(self, "result", self.result.type, NUMBER, weak_ok=False)
+        if shape_of(self.result.type) != out:
+            raise _err(
+                self,
+                f"result has type {self.result.type}; {self.lhs.type} times "
+                f"{self.rhs.type} has shape {format_shape(out)}",
+            )
+        if self.acc is not None:
+            check_value(self, "operand 'acc'", self.acc.type, NUMBER, weak_ok=False)
+            if shape_of(self.acc.type) != out:
+                raise _err(
+                    self,
+                    f"operand 'acc' has type {self.acc.type}; it must have the result "
+                    f"shape {format_shape(out)}",
+                )
+
+
+# --------------------------------------------------------------------------------------
+# Debugging
+# --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """Prints `prefix` and the values, from every program (a debugging aid).
+
+    ```mlir
+    blk.print "x = " %x : tensor<16xf32>
+    ```
+    """
+
+    name = "blk.print"
+    prefix = prop_def(StringAttr)
+    args = var_operand_def()
+    traits = traits_def(MemoryEffect())
+    assembly_format = "$prefix ($args^ `:` type($args))? attr-dict"
+
+    def __init__(self, prefix: str, args: Sequence[SSAValue | Operation] = ()):
+        super().__init__(properties={"prefix": StringAttr(prefix)}, operands=[list(args)])
+
+    def verify_(self) -> None:
+        for index, value in enumerate(self.args):
+            check_value(self, f"argument {index}", value.type, ANY_VALUE, weak_ok=False)
+
+
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """Fails the launch with `message` where `cond` is false.
+
+    ```mlir
+    blk.assert %ok, "index out of bounds" : tensor<16xi1>
+    ```
+    """
+
+    name = "blk.assert"
+    cond = operand_def()
+    message = prop_def(StringAttr)
+    traits = traits_def(MemoryEffect())
+    assembly_format = "$cond `,` $message attr-dict `:` type($cond)"
+
+    def __init__(self, cond: SSAValue | Operation, message: str):
+        super().__init__(operands=[cond], properties={"message": StringAttr(message)})
+
+    def verify_(self) -> None:
+        check_value(self, "operand 'cond'", self.cond.type, frozenset({BOOL}), weak_ok=False)
+
+
+# --------------------------------------------------------------------------------------
+# The dialect
+# --------------------------------------------------------------------------------------
+
+KERNEL_ATTR = "blk.kernel"
+"""Unit attribute marking a `func.func` as a kernel."""
+POLICY_ATTR = "blk.policy"
+"""Module attribute naming the promotion policy of loose IR (a string)."""
+
+Blk = Dialect(
+    "blk",
+    [
+        ProgramIdOp,
+        NumProgramsOp,
+        ArangeOp,
+        ConstantOp,
+        LiteralOp,
+        SplatOp,
+        ExpandDimsOp,
+        BroadcastOp,
+        ReshapeOp,
+        PermuteOp,
+        CastOp,
+        BitcastOp,
+        AddOp,
+        SubOp,
+        MulOp,
+        TrueDivOp,
+        FloorDivOp,
+        ModOp,
+        NegOp,
+        AbsOp,
+        NotOp,
+        AndOp,
+        OrOp,
+        XorOp,
+        ShlOp,
+        ShrOp,
+        MinimumOp,
+        MaximumOp,
+        CmpOp,
+        WhereOp,
+        FmaOp,
+        ExpOp,
+        Exp2Op,
+        LogOp,
+        Log2Op,
+        SqrtOp,
+        RsqrtOp,
+        SinOp,
+        CosOp,
+        TanhOp,
+        ErfOp,
+        FloorOp,
+        CeilOp,
+        AddPtrOp,
+        LoadOp,
+        StoreOp,
+        AtomicRMWOp,
+        AtomicCASOp,
+        ReduceOp,
+        ScanOp,
+        DotOp,
+        PrintOp,
+        AssertOp,
+    ],
+    [PtrType, WeakType, RoundingAttr, CmpPredicateAttr, ReduceKindAttr, AtomicKindAttr],
+)
