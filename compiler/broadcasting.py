@@ -24,9 +24,7 @@ def format_shape(shape: Sequence[int]) -> str:
     return "x".join(str(d) for d in shape) if shape else "()"
 
 
-def broadcast_shapes(
-    *shapes: Sequence[int], names: Sequence[str] | None = None
-) -> tuple[int, ...]:
+def broadcast_shapes(*shapes: Sequence[int], names: Sequence[str] | None = None) -> tuple[int, ...]:
     """The shape all `shapes` broadcast to; `BroadcastError` when they cannot.
 
     `names` (one per shape) label the operands in the error message.

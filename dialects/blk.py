@@ -21,6 +21,17 @@ from abc import ABC
 from collections.abc import Sequence
 from typing import ClassVar
 
+from blkc import dtypes
+from blkc.broadcasting import BroadcastError, broadcast_shapes, format_shape
+from blkc.dialects.traits import Broadcasts, Computation, Promotes
+from blkc.dialects.types import (
+    PtrType,
+    WeakType,
+    block_of,
+    element_type,
+    shape_of,
+    with_element,
+)
 from xdsl.dialects.builtin import (
     I32,
     DenseArrayBase,
@@ -30,9 +41,9 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
+    f64,
     i1,
     i32,
-    f64,
     i64,
 )
 from xdsl.dialects.utils.enum_attribute import EnumAttribute
@@ -56,18 +67,6 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
-
-from blkc import dtypes
-from blkc.broadcasting import BroadcastError, broadcast_shapes, format_shape
-from blkc.dialects.traits import Broadcasts, Computation, Promotes
-from blkc.dialects.types import (
-    PtrType,
-    WeakType,
-    block_of,
-    element_type,
-    shape_of,
-    with_element,
-)
 
 # --------------------------------------------------------------------------------------
 # Enumerations
@@ -169,37 +168,31 @@ def category(t: Attribute) -> str | None:
     return BOOL if d.is_bool else INT if d.is_int else FLOAT
 
 
-def _err(op: Operation, message: str) -> VerifyException:
-    return VerifyException(f"'{op.name}' {message}")
-
-
-def check_value(
-    op: Operation, role: str, t: Attribute, domain: frozenset[str], *, weak_ok: bool = True
-) -> str:
+def check_value(role: str, t: Attribute, domain: frozenset[str], *, weak_ok: bool = True) -> str:
     """Check that `t` (the type of `role`) is a blk value in `domain`; return its category."""
     if isinstance(t, TensorType) and any(d < 0 for d in t.get_shape()):
-        raise _err(op, f"{role} has type {t}: blk blocks have static shapes")
+        raise VerifyException(f"{role} has type {t}: blk blocks have static shapes")
     cat = category(t)
     if cat is None:
-        raise _err(
-            op,
+        raise VerifyException(
             f"{role} has type {t}, which is not a blk value "
             "(a dtype scalar, a static block of a dtype, a pointer or a weak literal)",
         )
     if isinstance(t, WeakType) and not weak_ok:
-        raise _err(op, f"{role} has type {t}: weak literals are not allowed here")
+        raise VerifyException(f"{role} has type {t}: weak literals are not allowed here")
     if cat not in domain:
-        raise _err(op, f"{role} has type {t}; expected {_DOMAIN_WORDS[domain]}")
+        raise VerifyException(f"{role} has type {t}; expected {_DOMAIN_WORDS[domain]}")
     return cat
 
 
-def _broadcast(op: Operation, roles: Sequence[str], types: Sequence[Attribute]) -> tuple[int, ...]:
+def _broadcast(roles: Sequence[str], types: Sequence[Attribute]) -> tuple[int, ...]:
     try:
         return broadcast_shapes(
-            *(shape_of(t) for t in types), names=[f"'{r}' ({t})" for r, t in zip(roles, types)]
+            *(shape_of(t) for t in types),
+            names=[f"'{r}' ({t})" for r, t in zip(roles, types, strict=True)],
         )
     except BroadcastError as err:
-        raise _err(op, str(err)) from None
+        raise VerifyException(str(err)) from None
 
 
 def _same_dtype(types: Sequence[Attribute]) -> dtypes.DType | None:
@@ -381,7 +374,7 @@ class BlkOp(IRDLOperation, ABC):
             )
         values = {
             name: parser.resolve_operand(u, t)
-            for (name, u), t in zip(unresolved.items(), operand_types)
+            for (name, u), t in zip(unresolved.items(), operand_types, strict=True)
         }
         operands = [
             values.get(name) if isinstance(d, OptOperandDef) else values[name]
@@ -423,15 +416,14 @@ class ElementwiseOp(BlkOp, ABC):
         op_def = type(self).get_irdl_definition()
         roles = [f"operand '{n}'" for n, _ in op_def.operands]
         types = [v.type for v in self.operands]
-        for (name, _), role, t in zip(op_def.operands, roles, types):
-            check_value(self, role, t, self.DOMAINS.get(name, self.DOMAIN))
-        shape = _broadcast(self, [n for n, _ in op_def.operands], types)
+        for (name, _), role, t in zip(op_def.operands, roles, types, strict=True):
+            check_value(role, t, self.DOMAINS.get(name, self.DOMAIN))
+        shape = _broadcast([n for n, _ in op_def.operands], types)
         result = self.results[0].type
         if isinstance(result, WeakType) or category(result) is None:
-            raise _err(self, f"result has type {result}, which is not a blk value type")
+            raise VerifyException(f"result has type {result}, which is not a blk value type")
         if shape_of(result) != shape:
-            raise _err(
-                self,
+            raise VerifyException(
                 f"result has type {result} but its operands broadcast to shape "
                 f"{format_shape(shape)}",
             )
@@ -448,24 +440,22 @@ class ElementwiseOp(BlkOp, ABC):
         common = _same_dtype(self._promoted_types())
         if self.RESULT == "bool":
             if element_type(result) != i1:
-                raise _err(self, f"result has type {result}; a comparison gives bool (i1)")
+                raise VerifyException(f"result has type {result}; a comparison gives bool (i1)")
             return
         if self.RESULT == "float":
             if res_cat != FLOAT:
-                raise _err(self, f"result has type {result}; {self.name} gives a float")
+                raise VerifyException(f"result has type {result}; {self.name} gives a float")
             if common is not None and common.is_float and element_type(result) != common.xdsl:
-                raise _err(
-                    self,
+                raise VerifyException(
                     f"result has type {result} but the operands are {common.mlir}: "
                     f"with operands of one float dtype, {self.name} gives that dtype",
                 )
             return
         allowed = self.DOMAIN if self.RESULT == "common" else ANY_VALUE
         if res_cat not in allowed:
-            raise _err(self, f"result has type {result}; expected {_DOMAIN_WORDS[allowed]}")
+            raise VerifyException(f"result has type {result}; expected {_DOMAIN_WORDS[allowed]}")
         if common is not None and element_type(result) != common.xdsl:
-            raise _err(
-                self,
+            raise VerifyException(
                 f"result has type {result} but its operands are all {common.mlir}: "
                 f"with operands of one dtype, {self.name} gives that dtype",
             )
@@ -478,14 +468,14 @@ class BinaryOp(ElementwiseOp, ABC):
 
     traits = traits_def(Pure(), Broadcasts(("lhs", "rhs")))
 
-    def __init__(self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, result_type: Attribute):
+    def __init__(
+        self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, result_type: Attribute
+    ):
         super().__init__(operands=[lhs, rhs], result_types=[result_type])
 
 
 def _binary_traits(computation: Computation) -> traits_def:
-    return traits_def(
-        Pure(), Promotes(computation, ("lhs", "rhs")), Broadcasts(("lhs", "rhs"))
-    )
+    return traits_def(Pure(), Promotes(computation, ("lhs", "rhs")), Broadcasts(("lhs", "rhs")))
 
 
 @irdl_op_definition
@@ -537,7 +527,6 @@ class _RoundingDivOp(BinaryOp, ABC):
     rounding = opt_prop_def(RoundingAttr)
     CLAUSES: ClassVar[tuple[str, ...]] = ("rounding",)
     ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"rounding": RoundingAttr}
-
 
 
 @irdl_op_definition
@@ -805,7 +794,7 @@ class ErfOp(MathOp):
 
 @irdl_op_definition
 class FloorOp(MathOp):
-    """Elementwise floor (rounds toward negative infinity). ``%y = blk.floor %x : tensor<16xf32>``"""
+    """Elementwise floor, toward negative infinity: ``%y = blk.floor %x : tensor<16xf32>``"""
 
     name = "blk.floor"
     traits = _unary_traits(Computation.ROUNDING_MATH)
@@ -813,7 +802,7 @@ class FloorOp(MathOp):
 
 @irdl_op_definition
 class CeilOp(MathOp):
-    """Elementwise ceiling (rounds toward positive infinity). ``%y = blk.ceil %x : tensor<16xf32>``"""
+    """Elementwise ceiling, toward positive infinity: ``%y = blk.ceil %x : tensor<16xf32>``"""
 
     name = "blk.ceil"
     traits = _unary_traits(Computation.ROUNDING_MATH)
@@ -902,9 +891,14 @@ class AddPtrOp(ElementwiseOp):
     offset = operand_def()
     result = result_def()
     traits = traits_def(Pure(), Broadcasts(("ptr", "offset")))
-    DOMAINS: ClassVar[dict[str, frozenset[str]]] = {"ptr": frozenset({PTR}), "offset": frozenset({INT})}
+    DOMAINS: ClassVar[dict[str, frozenset[str]]] = {
+        "ptr": frozenset({PTR}),
+        "offset": frozenset({INT}),
+    }
 
-    def __init__(self, ptr: SSAValue | Operation, offset: SSAValue | Operation, result_type: Attribute):
+    def __init__(
+        self, ptr: SSAValue | Operation, offset: SSAValue | Operation, result_type: Attribute
+    ):
         super().__init__(operands=[ptr, offset], result_types=[result_type])
 
     @classmethod
@@ -915,8 +909,7 @@ class AddPtrOp(ElementwiseOp):
 
     def _verify_result_dtype(self, result: Attribute) -> None:
         if element_type(result) != element_type(self.ptr.type):
-            raise _err(
-                self,
+            raise VerifyException(
                 f"result has type {result} but operand 'ptr' has type {self.ptr.type}: "
                 "the result points to the same element type",
             )
@@ -927,9 +920,9 @@ class AddPtrOp(ElementwiseOp):
 # --------------------------------------------------------------------------------------
 
 
-def _verify_axis(op: Operation, axis: int) -> None:
+def _verify_axis(axis: int) -> None:
     if not 0 <= axis <= 2:
-        raise _err(op, f"axis {axis} is out of range: the launch grid has axes 0, 1 and 2")
+        raise VerifyException(f"axis {axis} is out of range: the launch grid has axes 0, 1 and 2")
 
 
 @irdl_op_definition
@@ -951,7 +944,7 @@ class ProgramIdOp(IRDLOperation):
         super().__init__(properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
 
     def verify_(self) -> None:
-        _verify_axis(self, self.axis.value.data)
+        _verify_axis(self.axis.value.data)
 
 
 @irdl_op_definition
@@ -973,7 +966,7 @@ class NumProgramsOp(IRDLOperation):
         super().__init__(properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
 
     def verify_(self) -> None:
-        _verify_axis(self, self.axis.value.data)
+        _verify_axis(self.axis.value.data)
 
 
 @irdl_op_definition
@@ -1001,13 +994,11 @@ class ArangeOp(IRDLOperation):
     def verify_(self) -> None:
         start, end = self.start.value.data, self.end.value.data
         if end <= start:
-            raise _err(self, f"needs end > start, got start = {start} and end = {end}")
+            raise VerifyException(f"needs end > start, got start = {start} and end = {end}")
         expected = TensorType(i32, [end - start])
         if self.result.type != expected:
-            raise _err(
-                self,
-                f"result has type {self.result.type}; the range {start}..{end} "
-                f"gives {expected}",
+            raise VerifyException(
+                f"result has type {self.result.type}; the range {start}..{end} gives {expected}",
             )
 
 
@@ -1052,11 +1043,11 @@ class ConstantOp(IRDLOperation):
     def verify_(self) -> None:
         value = self.value
         if not isinstance(value, IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
-            raise _err(self, f"value {value} is not a typed scalar or dense block constant")
-        check_value(self, "value", value.type, NUMBER, weak_ok=False)
+            raise VerifyException(f"value {value} is not a typed scalar or dense block constant")
+        check_value("value", value.type, NUMBER, weak_ok=False)
         if value.type != self.result.type:
-            raise _err(
-                self, f"result has type {self.result.type} but the value has type {value.type}"
+            raise VerifyException(
+                f"result has type {self.result.type} but the value has type {value.type}"
             )
 
 
@@ -1129,7 +1120,9 @@ class LiteralOp(IRDLOperation):
         parser.parse_punctuation(":")
         type_pos = parser.pos
         weak = parser.parse_type()
-        expected = "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "float"
+        expected = (
+            "bool" if isinstance(value, bool) else "int" if isinstance(value, int) else "float"
+        )
         if not isinstance(weak, WeakType) or weak.kind != expected:
             parser.raise_error(
                 f"literal {value!r} has type !blk.weak<{expected}>", type_pos, parser.pos
@@ -1142,9 +1135,9 @@ class LiteralOp(IRDLOperation):
         kind = self.result.type.kind  # type: ignore[attr-defined]
         is_float = isinstance(self.value, FloatAttr)
         if is_float and self.value.type != f64:
-            raise _err(self, f"float literal {self.value} must be stored as f64")
+            raise VerifyException(f"float literal {self.value} must be stored as f64")
         if is_float != (kind == "float") or (kind == "bool" and self.value.data not in (0, 1)):
-            raise _err(self, f"value {self.value} does not fit type {self.result.type}")
+            raise VerifyException(f"value {self.value} does not fit type {self.result.type}")
 
 
 # --------------------------------------------------------------------------------------
@@ -1152,8 +1145,8 @@ class LiteralOp(IRDLOperation):
 # --------------------------------------------------------------------------------------
 
 
-def _check_block_or_scalar(op: Operation, role: str, t: Attribute) -> None:
-    check_value(op, role, t, ANY_VALUE, weak_ok=False)
+def _check_block_or_scalar(role: str, t: Attribute) -> None:
+    check_value(role, t, ANY_VALUE, weak_ok=False)
 
 
 class _ShapeOp(IRDLOperation, ABC):
@@ -1166,11 +1159,10 @@ class _ShapeOp(IRDLOperation, ABC):
         super().__init__(operands=[src], result_types=[result_type], properties=props)
 
     def _check_elements(self) -> None:
-        _check_block_or_scalar(self, "operand 'src'", self.src.type)
-        _check_block_or_scalar(self, "result", self.result.type)
+        _check_block_or_scalar("operand 'src'", self.src.type)
+        _check_block_or_scalar("result", self.result.type)
         if element_type(self.src.type) != element_type(self.result.type):
-            raise _err(
-                self,
+            raise VerifyException(
                 f"changes the element type from {self.src.type} to {self.result.type}; "
                 "use blk.cast to convert",
             )
@@ -1190,8 +1182,7 @@ class SplatOp(_ShapeOp):
     def verify_(self) -> None:
         self._check_elements()
         if isinstance(self.src.type, TensorType) or not isinstance(self.result.type, TensorType):
-            raise _err(
-                self,
+            raise VerifyException(
                 f"splats a scalar into a block, got {self.src.type} -> {self.result.type}",
             )
 
@@ -1222,12 +1213,11 @@ class ExpandDimsOp(_ShapeOp):
         shape = list(shape_of(self.src.type))
         axis = self.axis.value.data
         if not 0 <= axis <= len(shape):
-            raise _err(self, f"axis {axis} is out of range for {self.src.type}")
+            raise VerifyException(f"axis {axis} is out of range for {self.src.type}")
         shape.insert(axis, 1)
         expected = block_of(element_type(self.src.type), shape)
         if self.result.type != expected:
-            raise _err(
-                self,
+            raise VerifyException(
                 f"result has type {self.result.type}; inserting axis {axis} into "
                 f"{self.src.type} gives {expected}",
             )
@@ -1248,15 +1238,13 @@ class BroadcastOp(_ShapeOp):
         self._check_elements()
         src, res = shape_of(self.src.type), shape_of(self.result.type)
         if len(src) != len(res):
-            raise _err(
-                self,
+            raise VerifyException(
                 f"keeps the rank: {self.src.type} has rank {len(src)} but the result "
                 f"{self.result.type} has rank {len(res)}; insert blk.expand_dims first",
             )
-        for dim, (a, b) in enumerate(zip(src, res)):
+        for dim, (a, b) in enumerate(zip(src, res, strict=True)):
             if a != b and a != 1:
-                raise _err(
-                    self,
+                raise VerifyException(
                     f"cannot broadcast {self.src.type} to {self.result.type}: dimension "
                     f"{dim} has size {a}, which is neither 1 nor {b}",
                 )
@@ -1278,8 +1266,7 @@ class ReshapeOp(_ShapeOp):
         self._check_elements()
         count = _numel(shape_of(self.src.type))
         if count != _numel(shape_of(self.result.type)):
-            raise _err(
-                self,
+            raise VerifyException(
                 f"cannot reshape {self.src.type} ({count} elements) to {self.result.type} "
                 f"({_numel(shape_of(self.result.type))} elements)",
             )
@@ -1316,15 +1303,13 @@ class PermuteOp(_ShapeOp):
         order = list(self.order.get_values())
         shape = shape_of(self.src.type)
         if sorted(order) != list(range(len(shape))):
-            raise _err(
-                self,
+            raise VerifyException(
                 f"order {order} is not a permutation of the {len(shape)} dimensions of "
                 f"{self.src.type}",
             )
         expected = block_of(element_type(self.src.type), [shape[i] for i in order])
         if self.result.type != expected:
-            raise _err(
-                self,
+            raise VerifyException(
                 f"result has type {self.result.type}; permuting {self.src.type} by "
                 f"{order} gives {expected}",
             )
@@ -1345,19 +1330,16 @@ class CastOp(_ShapeOp):
     name = "blk.cast"
 
     def verify_(self) -> None:
-        src_cat = check_value(self, "operand 'src'", self.src.type, ANY_VALUE)
-        res_cat = check_value(self, "result", self.result.type, ANY_VALUE, weak_ok=False)
+        src_cat = check_value("operand 'src'", self.src.type, ANY_VALUE)
+        res_cat = check_value("result", self.result.type, ANY_VALUE, weak_ok=False)
         if shape_of(self.src.type) != shape_of(self.result.type):
-            raise _err(
-                self,
+            raise VerifyException(
                 f"keeps the shape: cannot cast {self.src.type} to {self.result.type}; "
                 "use blk.broadcast or blk.reshape to change it",
             )
         if (src_cat == PTR) != (res_cat == PTR):
-            raise _err(
-                self,
-                f"cannot cast between pointers and numbers: {self.src.type} to "
-                f"{self.result.type}",
+            raise VerifyException(
+                f"cannot cast between pointers and numbers: {self.src.type} to {self.result.type}",
             )
 
 
@@ -1373,15 +1355,14 @@ class BitcastOp(_ShapeOp):
     name = "blk.bitcast"
 
     def verify_(self) -> None:
-        check_value(self, "operand 'src'", self.src.type, NUMBER, weak_ok=False)
-        check_value(self, "result", self.result.type, NUMBER, weak_ok=False)
+        check_value("operand 'src'", self.src.type, NUMBER, weak_ok=False)
+        check_value("result", self.result.type, NUMBER, weak_ok=False)
         if shape_of(self.src.type) != shape_of(self.result.type):
-            raise _err(self, f"keeps the shape: {self.src.type} to {self.result.type}")
+            raise VerifyException(f"keeps the shape: {self.src.type} to {self.result.type}")
         src_d = dtypes.from_xdsl(element_type(self.src.type))
         res_d = dtypes.from_xdsl(element_type(self.result.type))
         if src_d.width != res_d.width:
-            raise _err(
-                self,
+            raise VerifyException(
                 f"needs equal bit widths: {src_d.mlir} has {src_d.width} bits and "
                 f"{res_d.mlir} has {res_d.width}",
             )
@@ -1392,8 +1373,8 @@ class BitcastOp(_ShapeOp):
 # --------------------------------------------------------------------------------------
 
 
-def _pointee(op: Operation, ptr_type: Attribute) -> Attribute:
-    check_value(op, "operand 'ptr'", ptr_type, frozenset({PTR}), weak_ok=False)
+def _pointee(ptr_type: Attribute) -> Attribute:
+    check_value("operand 'ptr'", ptr_type, frozenset({PTR}), weak_ok=False)
     elem = element_type(ptr_type)
     assert isinstance(elem, PtrType)
     return elem.pointee
@@ -1412,9 +1393,9 @@ def _memory_signature(
     return operand_types, ([value] if with_result else [])
 
 
-def _check_mask(op: Operation, mask: SSAValue | None) -> None:
+def _check_mask(mask: SSAValue | None) -> None:
     if mask is not None:
-        check_value(op, "operand 'mask'", mask.type, frozenset({BOOL}))
+        check_value("operand 'mask'", mask.type, frozenset({BOOL}))
 
 
 class _MemoryOp(BlkOp, ABC):
@@ -1439,9 +1420,7 @@ class LoadOp(_MemoryOp):
     other = opt_operand_def()
     result = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(
-        MemoryEffect(), Broadcasts(("ptr", "mask", "other"))
-    )
+    traits = traits_def(MemoryEffect(), Broadcasts(("ptr", "mask", "other")))
     KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("mask", "other")
 
     def __init__(
@@ -1461,19 +1440,18 @@ class LoadOp(_MemoryOp):
         return _memory_signature(t, present, True)
 
     def verify_(self) -> None:
-        pointee = _pointee(self, self.ptr.type)
-        _check_mask(self, self.mask)
+        pointee = _pointee(self.ptr.type)
+        _check_mask(self.mask)
         if self.other is not None:
             if self.mask is None:
-                raise _err(self, "has 'other' without 'mask': 'other' fills masked-off lanes")
-            check_value(self, "operand 'other'", self.other.type, ANY_VALUE)
+                raise VerifyException("has 'other' without 'mask': 'other' fills masked-off lanes")
+            check_value("operand 'other'", self.other.type, ANY_VALUE)
         present = [("ptr", self.ptr.type)]
         present += [(n, v.type) for n, v in (("mask", self.mask), ("other", self.other)) if v]
-        shape = _broadcast(self, [n for n, _ in present], [t for _, t in present])
+        shape = _broadcast([n for n, _ in present], [t for _, t in present])
         expected = block_of(pointee, shape)
         if self.result.type != expected:
-            raise _err(
-                self,
+            raise VerifyException(
                 f"result has type {self.result.type}; loading through {self.ptr.type} "
                 f"gives {expected}",
             )
@@ -1511,15 +1489,13 @@ class StoreOp(_MemoryOp):
         return _memory_signature(t, present, False)
 
     def verify_(self) -> None:
-        _pointee(self, self.ptr.type)
-        check_value(self, "operand 'value'", self.value.type, ANY_VALUE)
-        _check_mask(self, self.mask)
-        _check_broadcasts_to(self, self.ptr.type, ("value", self.value), ("mask", self.mask))
+        _pointee(self.ptr.type)
+        check_value("operand 'value'", self.value.type, ANY_VALUE)
+        _check_mask(self.mask)
+        _check_broadcasts_to(self.ptr.type, ("value", self.value), ("mask", self.mask))
 
 
-def _check_broadcasts_to(
-    op: Operation, target: Attribute, *operands: tuple[str, SSAValue | None]
-) -> None:
+def _check_broadcasts_to(target: Attribute, *operands: tuple[str, SSAValue | None]) -> None:
     target_shape = shape_of(target)
     for name, value in operands:
         if value is None:
@@ -1529,8 +1505,7 @@ def _check_broadcasts_to(
             if broadcast_shapes(shape, target_shape) != target_shape:
                 raise BroadcastError("", (shape, target_shape), 0)
         except BroadcastError:
-            raise _err(
-                op,
+            raise VerifyException(
                 f"operand '{name}' of type {value.type} does not broadcast to the shape "
                 f"{format_shape(target_shape)} of operand 'ptr' ({target})",
             ) from None
@@ -1562,18 +1537,18 @@ class AtomicRMWOp(_MemoryOp):
         return _memory_signature(t, present, True)
 
     def verify_(self) -> None:
-        pointee = _pointee(self, self.ptr.type)
-        cat = check_value(self, "operand 'value'", self.value.type, NUMBER)
-        _check_mask(self, self.mask)
+        pointee = _pointee(self.ptr.type)
+        cat = check_value("operand 'value'", self.value.type, NUMBER)
+        _check_mask(self.mask)
         kind = self.kind.data
         if kind in (AtomicKind.AND, AtomicKind.OR, AtomicKind.XOR) and (
             category(pointee) not in INTEGRAL or cat not in INTEGRAL
         ):
-            raise _err(self, f"atomic {kind.value} needs integer memory and value")
-        _check_broadcasts_to(self, self.ptr.type, ("value", self.value), ("mask", self.mask))
+            raise VerifyException(f"atomic {kind.value} needs integer memory and value")
+        _check_broadcasts_to(self.ptr.type, ("value", self.value), ("mask", self.mask))
         expected = with_element(self.ptr.type, pointee)
         if self.result.type != expected:
-            raise _err(self, f"result has type {self.result.type}; expected {expected}")
+            raise VerifyException(f"result has type {self.result.type}; expected {expected}")
 
 
 @irdl_op_definition
@@ -1598,13 +1573,13 @@ class AtomicCASOp(_MemoryOp):
         return _memory_signature(t, present, True)
 
     def verify_(self) -> None:
-        pointee = _pointee(self, self.ptr.type)
-        check_value(self, "operand 'cmp'", self.cmp.type, NUMBER)
-        check_value(self, "operand 'value'", self.value.type, NUMBER)
-        _check_broadcasts_to(self, self.ptr.type, ("cmp", self.cmp), ("value", self.value))
+        pointee = _pointee(self.ptr.type)
+        check_value("operand 'cmp'", self.cmp.type, NUMBER)
+        check_value("operand 'value'", self.value.type, NUMBER)
+        _check_broadcasts_to(self.ptr.type, ("cmp", self.cmp), ("value", self.value))
         expected = with_element(self.ptr.type, pointee)
         if self.result.type != expected:
-            raise _err(self, f"result has type {self.result.type}; expected {expected}")
+            raise VerifyException(f"result has type {self.result.type}; expected {expected}")
 
 
 # --------------------------------------------------------------------------------------
@@ -1612,9 +1587,9 @@ class AtomicCASOp(_MemoryOp):
 # --------------------------------------------------------------------------------------
 
 
-def _check_acc_dtype(op: Operation, acc: Attribute | None) -> None:
+def _check_acc_dtype(acc: Attribute | None) -> None:
     if acc is not None and (not dtypes.is_dtype_type(acc) or category(acc) is None):
-        raise _err(op, f"acc_dtype {acc} is not a blk dtype")
+        raise VerifyException(f"acc_dtype {acc} is not a blk dtype")
 
 
 @irdl_op_definition
@@ -1644,17 +1619,17 @@ class ReduceOp(BlkOp):
     def verify_(self) -> None:
         kind = self.kind.data
         domain = INTEGRAL if kind in (ReduceKind.AND, ReduceKind.OR, ReduceKind.XOR) else NUMBER
-        check_value(self, "operand 'src'", self.src.type, domain, weak_ok=False)
+        check_value("operand 'src'", self.src.type, domain, weak_ok=False)
         if not isinstance(self.src.type, TensorType):
-            raise _err(self, f"reduces a block, got the scalar type {self.src.type}")
-        _check_acc_dtype(self, self.acc_dtype)
+            raise VerifyException(f"reduces a block, got the scalar type {self.src.type}")
+        _check_acc_dtype(self.acc_dtype)
         shape = list(shape_of(self.src.type))
         if self.axis is None:
             out_shape: list[int] = []
         else:
             axis = self.axis.value.data
             if not 0 <= axis < len(shape):
-                raise _err(self, f"axis {axis} is out of range for {self.src.type}")
+                raise VerifyException(f"axis {axis} is out of range for {self.src.type}")
             out_shape = shape[:axis] + shape[axis + 1 :]
         if kind in (ReduceKind.ARGMAX, ReduceKind.ARGMIN):
             expected_elem: Attribute | None = i32
@@ -1662,14 +1637,13 @@ class ReduceOp(BlkOp):
             expected_elem = None  # the policy decides (e.g. i8 sums give i32 under Triton)
         else:
             expected_elem = element_type(self.src.type)
-        check_value(self, "result", self.result.type, NUMBER, weak_ok=False)
+        check_value("result", self.result.type, NUMBER, weak_ok=False)
         if shape_of(self.result.type) != tuple(out_shape) or (
             expected_elem is not None and element_type(self.result.type) != expected_elem
         ):
             where = "all axes" if self.axis is None else f"axis {self.axis.value.data}"
             want = block_of(expected_elem, out_shape) if expected_elem else format_shape(out_shape)
-            raise _err(
-                self,
+            raise VerifyException(
                 f"result has type {self.result.type}; {kind.value} over {where} of "
                 f"{self.src.type} gives {want}",
             )
@@ -1702,18 +1676,18 @@ class ScanOp(BlkOp):
     def verify_(self) -> None:
         kind = self.kind.data
         if kind not in (ReduceKind.SUM, ReduceKind.PROD, ReduceKind.MAX, ReduceKind.MIN):
-            raise _err(self, f"scan kind must be sum, prod, max or min, got {kind.value}")
-        check_value(self, "operand 'src'", self.src.type, NUMBER, weak_ok=False)
+            raise VerifyException(f"scan kind must be sum, prod, max or min, got {kind.value}")
+        check_value("operand 'src'", self.src.type, NUMBER, weak_ok=False)
         if not isinstance(self.src.type, TensorType):
-            raise _err(self, f"scans a block, got the scalar type {self.src.type}")
-        _check_acc_dtype(self, self.acc_dtype)
+            raise VerifyException(f"scans a block, got the scalar type {self.src.type}")
+        _check_acc_dtype(self.acc_dtype)
         axis = self.axis.value.data
         if not 0 <= axis < len(shape_of(self.src.type)):
-            raise _err(self, f"axis {axis} is out of range for {self.src.type}")
-        check_value(self, "result", self.result.type, NUMBER, weak_ok=False)
+            raise VerifyException(f"axis {axis} is out of range for {self.src.type}")
+        check_value("result", self.result.type, NUMBER, weak_ok=False)
         if shape_of(self.result.type) != shape_of(self.src.type):
-            raise _err(
-                self, f"result has type {self.result.type}; a scan keeps the shape of {self.src.type}"
+            raise VerifyException(
+                f"result has type {self.result.type}; a scan keeps the shape of {self.src.type}"
             )
 
 
@@ -1723,7 +1697,8 @@ class DotOp(BlkOp):
     is allowed), plus `acc` when given, accumulated in `acc_dtype`.
 
     ```mlir
-    %c = blk.dot %a, %b acc %c0 acc_dtype = f32 : tensor<32x16xf16>, tensor<16x64xf16>, tensor<32x64xf32> -> tensor<32x64xf32>
+    %c = blk.dot %a, %b acc %c0 acc_dtype = f32
+        : tensor<32x16xf16>, tensor<16x64xf16>, tensor<32x64xf32> -> tensor<32x64xf32>
     ```
     """
 
@@ -1739,36 +1714,33 @@ class DotOp(BlkOp):
 
     def verify_(self) -> None:
         for role, value in (("lhs", self.lhs), ("rhs", self.rhs)):
-            check_value(self, f"operand '{role}'", value.type, NUMBER, weak_ok=False)
+            check_value(f"operand '{role}'", value.type, NUMBER, weak_ok=False)
             if len(shape_of(value.type)) not in (2, 3):
-                raise _err(
-                    self, f"operand '{role}' has type {value.type}; dot takes 2-D or 3-D blocks"
+                raise VerifyException(
+                    f"operand '{role}' has type {value.type}; dot takes 2-D or 3-D blocks"
                 )
-        _check_acc_dtype(self, self.acc_dtype)
+        _check_acc_dtype(self.acc_dtype)
         a, b = shape_of(self.lhs.type), shape_of(self.rhs.type)
         if len(a) != len(b):
-            raise _err(self, f"operands have ranks {len(a)} and {len(b)}; they must be equal")
+            raise VerifyException(f"operands have ranks {len(a)} and {len(b)}; they must be equal")
         if a[-1] != b[-2]:
-            raise _err(
-                self,
+            raise VerifyException(
                 f"inner dimensions differ: 'lhs' {self.lhs.type} has K = {a[-1]} but "
                 f"'rhs' {self.rhs.type} has K = {b[-2]}",
             )
         if len(a) == 3 and a[0] != b[0]:
-            raise _err(self, f"batch dimensions differ: {a[0]} and {b[0]}")
+            raise VerifyException(f"batch dimensions differ: {a[0]} and {b[0]}")
         out = (*a[:-1], b[-1])
-        check_value(self, "result", self.result.type, NUMBER, weak_ok=False)
+        check_value("result", self.result.type, NUMBER, weak_ok=False)
         if shape_of(self.result.type) != out:
-            raise _err(
-                self,
+            raise VerifyException(
                 f"result has type {self.result.type}; {self.lhs.type} times "
                 f"{self.rhs.type} has shape {format_shape(out)}",
             )
         if self.acc is not None:
-            check_value(self, "operand 'acc'", self.acc.type, NUMBER, weak_ok=False)
+            check_value("operand 'acc'", self.acc.type, NUMBER, weak_ok=False)
             if shape_of(self.acc.type) != out:
-                raise _err(
-                    self,
+                raise VerifyException(
                     f"operand 'acc' has type {self.acc.type}; it must have the result "
                     f"shape {format_shape(out)}",
                 )
@@ -1799,7 +1771,7 @@ class PrintOp(IRDLOperation):
 
     def verify_(self) -> None:
         for index, value in enumerate(self.args):
-            check_value(self, f"argument {index}", value.type, ANY_VALUE, weak_ok=False)
+            check_value(f"argument {index}", value.type, ANY_VALUE, weak_ok=False)
 
 
 @irdl_op_definition
@@ -1821,7 +1793,7 @@ class AssertOp(IRDLOperation):
         super().__init__(operands=[cond], properties={"message": StringAttr(message)})
 
     def verify_(self) -> None:
-        check_value(self, "operand 'cond'", self.cond.type, frozenset({BOOL}), weak_ok=False)
+        check_value("operand 'cond'", self.cond.type, frozenset({BOOL}), weak_ok=False)
 
 
 # --------------------------------------------------------------------------------------
