@@ -32,7 +32,9 @@ def broadcast_shapes(*shapes: Sequence[int], names: Sequence[str] | None = None)
     >>> broadcast_shapes((16, 1), (32,))
     (16, 32)
     """
-    labels = list(names) if names is not None else [f"shape {i}" for i in range(len(shapes))]
+    labels = (
+        list(names) if names is not None else [f"shape {tuple(s)}" for s in shapes]
+    )
     rank = max((len(s) for s in shapes), default=0)
     result: list[int] = []
     for dim in range(rank):
@@ -48,13 +50,10 @@ def broadcast_shapes(*shapes: Sequence[int], names: Sequence[str] | None = None)
             if size == 1:
                 size, owner = here, index
                 continue
-            first, second = shapes[owner], shape
             raise BroadcastError(
-                f"cannot broadcast {labels[owner]} of shape {format_shape(first)} with "
-                f"{labels[index]} of shape {format_shape(second)}: dimension {dim} of the "
-                f"result would need both {size} and {here} "
-                "(sizes must be equal, or one of them 1)",
-                (tuple(first), tuple(second)),
+                f"{labels[owner]} and {labels[index]} cannot broadcast: dimension {dim} has "
+                f"sizes {size} and {here} (sizes must be equal, or one of them 1)",
+                (tuple(shapes[owner]), tuple(shape)),
                 dim,
             )
         result.append(size)

@@ -72,7 +72,7 @@ func.func @arith_on_pointers(%p: !blk.ptr<f32>) {
 // -----
 
 func.func @incompatible_shapes(%x: tensor<16xf32>, %y: tensor<8xf32>) {
-  // expected-error @+1 {{cannot broadcast 'lhs' (tensor<16xf32>) of shape 16 with 'rhs' (tensor<8xf32>) of shape 8: dimension 0 of the result would need both 16 and 8}}
+  // expected-error @+1 {{'lhs' (tensor<16xf32>) and 'rhs' (tensor<8xf32>) cannot broadcast: dimension 0 has sizes 16 and 8 (sizes must be equal, or one of them 1)}}
   %z = blk.add %x, %y : tensor<16xf32>, tensor<8xf32> -> tensor<16xf32>
   func.return
 }
@@ -80,7 +80,7 @@ func.func @incompatible_shapes(%x: tensor<16xf32>, %y: tensor<8xf32>) {
 // -----
 
 func.func @incompatible_shapes_rank_extended(%x: tensor<4x16xf32>, %y: tensor<8xf32>) {
-  // expected-error @+1 {{of shape 4x16 with 'rhs' (tensor<8xf32>) of shape 8: dimension 1 of the result}}
+  // expected-error @+1 {{'lhs' (tensor<4x16xf32>) and 'rhs' (tensor<8xf32>) cannot broadcast: dimension 1 has sizes 16 and 8}}
   %z = blk.mul %x, %y : tensor<4x16xf32>, tensor<8xf32> -> tensor<4x16xf32>
   func.return
 }
@@ -424,7 +424,7 @@ func.func @load_result(%p: tensor<16x!blk.ptr<f32>>) {
 // -----
 
 func.func @load_mask_shape(%p: tensor<16x!blk.ptr<f32>>, %m: tensor<8xi1>) {
-  // expected-error @+1 {{cannot broadcast 'ptr' (tensor<16x!blk.ptr<f32>>) of shape 16 with 'mask' (tensor<8xi1>) of shape 8}}
+  // expected-error @+1 {{'ptr' (tensor<16x!blk.ptr<f32>>) and 'mask' (tensor<8xi1>) cannot broadcast: dimension 0 has sizes 16 and 8}}
   %y = blk.load %p mask %m : tensor<16x!blk.ptr<f32>>, tensor<8xi1> -> tensor<16xf32>
   func.return
 }
