@@ -32,9 +32,7 @@ def broadcast_shapes(*shapes: Sequence[int], names: Sequence[str] | None = None)
     >>> broadcast_shapes((16, 1), (32,))
     (16, 32)
     """
-    labels = (
-        list(names) if names is not None else [f"shape {tuple(s)}" for s in shapes]
-    )
+    labels = list(names) if names is not None else [f"shape {tuple(s)}" for s in shapes]
     rank = max((len(s) for s in shapes), default=0)
     result: list[int] = []
     for dim in range(rank):

@@ -13,6 +13,13 @@ import re
 from collections.abc import Callable, Sequence
 from functools import cache
 
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.universe import Universe
+from xdsl.utils.arg_spec import parse_pipeline
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+
 from blkc.diagnostics import (
     BlkcError,
     Diagnostic,
@@ -23,12 +30,6 @@ from blkc.diagnostics import (
     register_source,
     verify_module,
 )
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
-from xdsl.universe import Universe
-from xdsl.utils.arg_spec import parse_pipeline
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 PassFactory = Callable[[], type[ModulePass]]
 AfterPass = Callable[[ModulePass, ModuleOp], None]

@@ -5,9 +5,10 @@ so `xdsl-opt`, `blk-opt` and `Universe.get_multiverse()` all see blkc's dialect 
 Importing this module imports neither the dialect nor any pass module.
 """
 
-from blkc.passes.registry import get_all_passes
 from xdsl.ir import Dialect
 from xdsl.universe import Universe
+
+from blkc.passes.registry import get_all_passes
 
 
 def _blk_dialect() -> Dialect:

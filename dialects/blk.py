@@ -21,17 +21,6 @@ from abc import ABC
 from collections.abc import Sequence
 from typing import ClassVar
 
-from blkc import dtypes
-from blkc.broadcasting import BroadcastError, broadcast_shapes, format_shape
-from blkc.dialects.traits import Broadcasts, Computation, Promotes
-from blkc.dialects.types import (
-    PtrType,
-    WeakType,
-    block_of,
-    element_type,
-    shape_of,
-    with_element,
-)
 from xdsl.dialects.builtin import (
     I32,
     DenseArrayBase,
@@ -67,6 +56,18 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
+
+from blkc import dtypes
+from blkc.broadcasting import BroadcastError, broadcast_shapes, format_shape
+from blkc.dialects.traits import Broadcasts, Computation, Promotes
+from blkc.dialects.types import (
+    PtrType,
+    WeakType,
+    block_of,
+    element_type,
+    shape_of,
+    with_element,
+)
 
 # --------------------------------------------------------------------------------------
 # Enumerations

@@ -14,14 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from blkc import dtypes
-from blkc.dtypes import DType
 from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
+
+from blkc import dtypes
+from blkc.dtypes import DType
 
 WeakKind = Literal["bool", "int", "float"]
 WEAK_KINDS: tuple[WeakKind, ...] = ("bool", "int", "float")

@@ -18,6 +18,11 @@ from importlib.metadata import version
 from io import BytesIO
 from typing import IO
 
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.xdsl_opt_main import xDSLOptMain
+
 from blkc.diagnostics import (
     BlkcError,
     Diagnostic,
@@ -30,10 +35,6 @@ from blkc.diagnostics import (
 )
 from blkc.pipeline import apply_passes, available_passes, build_passes, make_context
 from blkc.verify_diagnostics import check_diagnostics, parse_expectations
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
-from xdsl.printer import Printer
-from xdsl.xdsl_opt_main import xDSLOptMain
 
 SPLIT_MARKER = "// -----"
 

@@ -9,8 +9,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import blkc
 import pytest
+from xdsl.context import Context
+from xdsl.dialects import arith, builtin
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.utils.exceptions import PassFailedException, VerifyException
+
+import blkc
 from blkc.diagnostics import (
     BlkcError,
     Diagnostic,
@@ -28,17 +40,6 @@ from blkc.pipeline import apply_passes, available_passes, make_context
 from blkc.tools.blk_opt import main as blk_opt_main
 from blkc.tools.blk_opt import split_input
 from blkc.verify_diagnostics import check_diagnostics, parse_expectations
-from xdsl.context import Context
-from xdsl.dialects import arith, builtin
-from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
-from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    PatternRewriteWalker,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
-from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 TWO_ERRORS = """\
 func.func @f(%a: i32, %b: i64) -> i32 {

@@ -3,8 +3,9 @@
 import ml_dtypes
 import numpy
 import pytest
-from blkc import dtypes
 from xdsl.dialects import builtin
+
+from blkc import dtypes
 
 
 def test_every_dtype_has_unique_names() -> None:
