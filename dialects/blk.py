@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     f64,
     i1,
     i32,
@@ -429,6 +430,29 @@ class ElementwiseOp(BlkOp, ABC):
                 f"{format_shape(shape)}",
             )
         self._verify_result_dtype(result)
+        self._verify_policy(result)
+
+    def _verify_policy(self, result: Attribute) -> None:
+        """A loose op's result dtype must be the one the module's policy gives."""
+        trait = self.get_trait(Promotes)
+        if trait is None:
+            return
+        from blkc.passes.promotion.base import PromotionError
+        from blkc.passes.promotion.ir import decide, module_policy
+
+        policy = module_policy(self)
+        if policy is None:
+            return
+        try:
+            decision = decide(policy, trait.computation, [getattr(self, n) for n in trait.operands])
+        except PromotionError as err:
+            raise VerifyException(str(err)) from None
+        if decision is not None and element_type(result) != decision.result.xdsl:
+            operands = ", ".join(str(getattr(self, n).type) for n in trait.operands)
+            raise VerifyException(
+                f"result has type {result} but policy '{policy}' gives {decision.result.mlir} "
+                f"for operands {operands} (rule '{decision.rule}')"
+            )
 
     def _promoted_types(self) -> list[Attribute]:
         trait = self.get_trait(Promotes)
@@ -1321,14 +1345,20 @@ class CastOp(_ShapeOp):
     """Converts each element to another dtype (or pointer type), keeping the shape.
 
     Float to int truncates toward zero; int to float rounds to nearest even; narrowing
-    ints wrap. In loose IR the source may be a weak literal.
+    ints wrap. In loose IR the source may be a weak literal. `implicit` marks the casts
+    that `promote-types` inserted (the ones `warn-lossy-casts` looks at).
 
     ```mlir
     %f = blk.cast %i : tensor<16xi32> -> tensor<16xf32>
+    %g = blk.cast %j implicit : tensor<16xi64> -> tensor<16xf32>
     ```
     """
 
     name = "blk.cast"
+    implicit = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "$src (`implicit` $implicit^)? attr-dict `:` type($src) `->` type($result)"
+    )
 
     def verify_(self) -> None:
         src_cat = check_value("operand 'src'", self.src.type, ANY_VALUE)

@@ -5,14 +5,27 @@ every `blk-opt` start does) imports no pass module; start-up time dominates a li
 """
 
 from collections.abc import Callable
+from importlib import import_module
 
 from xdsl.passes import ModulePass
 
+_PASSES: dict[str, str] = {
+    "promote-types": "blkc.passes.promote_types:PromoteTypesPass",
+    "insert-broadcasts": "blkc.passes.insert_broadcasts:InsertBroadcastsPass",
+    "blk-verify-strict": "blkc.passes.verify_strict:VerifyStrictPass",
+    "warn-lossy-casts": "blkc.passes.warn_lossy_casts:WarnLossyCastsPass",
+    "to-strict": "blkc.passes.to_strict:ToStrictPipeline",
+}
+
+
+def _factory(target: str) -> Callable[[], type[ModulePass]]:
+    def load() -> type[ModulePass]:
+        module, cls = target.split(":")
+        return getattr(import_module(module), cls)
+
+    return load
+
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Return blkc's passes by flag name, as lazy factories.
-
-    Empty for now: passes such as `promote-types` and `insert-broadcasts` register here as
-    they land, each as `"name": _import_name` with a local import inside the factory.
-    """
-    return {}
+    """Return blkc's passes by flag name, as lazy factories."""
+    return {name: _factory(target) for name, target in _PASSES.items()}

@@ -75,3 +75,72 @@ def cases(library: str, section: str) -> Iterator[Case]:
             else:
                 operands = (Operand.typed(row), Operand.typed(column))
             yield Case(section, row, column, computation, operands, _cell(cell))
+
+
+@dataclass(frozen=True)
+class Departure:
+    """Cells where a policy deliberately gives another answer than its library."""
+
+    why: str
+    sections: frozenset[str]
+    lhs: frozenset[str] | None
+    """Row keys (dtype names, or scalar keys for literal sections); None for every row."""
+    rhs: frozenset[str] | None
+    blkc: str
+    """What blkc gives: a dtype name, ``error``, or ``documented`` (Triton's documented
+    answer from the table's ``departures_from_documented``)."""
+    library: str | None = None
+    """Only cells where the library gives this (a dtype name or ``error``)."""
+
+    def covers(self, case: Case) -> bool:
+        library_cell = case.expected or "error"
+        return (
+            case.section in self.sections
+            and (self.library is None or library_cell == self.library)
+            and (self.lhs is None or case.lhs in self.lhs)
+            and (self.rhs is None or case.rhs in self.rhs)
+        )
+
+
+@cache
+def departures(policy: str) -> tuple[Departure, ...]:
+    data = json.loads((TABLES / "departures.json").read_text()).get(policy, [])
+    return (
+        tuple(
+            Departure(
+                why=entry["why"],
+                sections=frozenset(entry["sections"]),
+                lhs=None if entry.get("lhs", "*") == "*" else frozenset(entry["lhs"]),
+                rhs=None if entry.get("rhs", "*") == "*" else frozenset(entry["rhs"]),
+                blkc=entry["blkc"],
+                library=entry.get("library_cell"),
+            )
+            for entry in data["departures"]
+        )
+        if data
+        else ()
+    )
+
+
+@cache
+def documented_triton() -> dict[tuple[str, str, str], str | None]:
+    """Triton's documented answer for the cells where its front end departs from it,
+    keyed like `Case` (section, row, column)."""
+    found: dict[tuple[str, str, str], str | None] = {}
+    for entry in load("triton")["departures_from_documented"]:
+        section, lhs, rhs = entry["section"], entry["lhs"], entry["rhs"]
+        key = (section, rhs, lhs) if section == "scalar_array" else (section, lhs, rhs)
+        found[key] = _cell(entry["documented"])
+    return found
+
+
+def expected(policy: str, case: Case) -> tuple[str | None, Departure | None]:
+    """What `policy` must give for `case`: the library's cell unless a departure covers it."""
+    for departure in departures(policy):
+        if departure.covers(case):
+            if departure.blkc == "documented":
+                return documented_triton().get(
+                    (case.section, case.lhs, case.rhs), case.expected
+                ), departure
+            return (None if departure.blkc == "error" else departure.blkc), departure
+    return case.expected, None

@@ -1,0 +1,51 @@
+"""Every cell of every policy against the tables measured from the real libraries.
+
+A cell agrees with the library, or a departure in `tables/departures.json` covers it and
+says why. A departure that covers no cell is stale and fails too.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from blkc.passes.promotion import get_policy
+from blkc.passes.promotion.base import PromotionError
+
+from promotion_cases import SECTIONS, cases, departures, expected
+
+POLICY_LIBRARIES = {
+    "triton": "triton",
+    "triton-compat": "triton",
+    "numpy": "numpy",
+    "jax": "jax",
+    "torch": "torch",
+    "array_api": "array_api",
+}
+
+
+def answer(policy: str, case) -> str | None:  # type: ignore[no-untyped-def]
+    try:
+        return get_policy(policy).decide(case.computation, case.operands).result.name
+    except PromotionError:
+        return None
+
+
+@pytest.mark.parametrize("section", SECTIONS)
+@pytest.mark.parametrize("policy", POLICY_LIBRARIES)
+def test_every_cell_matches_the_library(policy: str, section: str) -> None:
+    wrong = []
+    for case in cases(POLICY_LIBRARIES[policy], section):
+        want, _ = expected(policy, case)
+        got = answer(policy, case)
+        if got != want:
+            wrong.append(
+                f"{case}: library {case.expected or 'error'}, want {want or 'error'}, blkc {got or 'error'}"
+            )
+    assert not wrong, f"{len(wrong)} cells differ:\n" + "\n".join(wrong[:40])
+
+
+@pytest.mark.parametrize("policy", POLICY_LIBRARIES)
+def test_every_departure_is_used(policy: str) -> None:
+    library = POLICY_LIBRARIES[policy]
+    for departure in departures(policy):
+        assert any(departure.covers(c) for s in SECTIONS for c in cases(library, s)), departure.why
