@@ -76,10 +76,12 @@ class _Promoter:
         self.name = name
         self.policy = policy
         self.explain = explain
+        self._casts: dict[tuple[SSAValue, DType], SSAValue] = {}
 
     # -- visiting ----------------------------------------------------------------------
 
     def visit(self, op: Operation) -> None:
+        self._casts = {}  # one cast per value and dtype within an op
         trait = op.get_trait(Promotes)
         if trait is not None:
             self._promote(op, trait)
@@ -207,12 +209,15 @@ class _Promoter:
             return self._constant(value, dtype, user)
         if dtype_of(value.type) == dtype:
             return value
+        if (value, dtype) in self._casts:
+            return self._casts[(value, dtype)]
         cast = blk.CastOp(value, with_element(value.type, dtype.xdsl))
         cast.properties["implicit"] = UnitAttr()
         if self.explain:
             cast.attributes["rule"] = StringAttr(rule)
         cast.location = user.location
         _insert_before(cast, user)
+        self._casts[(value, dtype)] = cast.result
         return cast.result
 
     def _constant(self, value: SSAValue, dtype: DType, user: Operation) -> SSAValue:
