@@ -143,7 +143,10 @@ class _Promoter:
             return
         src = dtype_of(op.src.type)
         assert src is not None
-        acc = self.policy.sum_dtype(src)
+        try:
+            acc = self.policy.sum_dtype(src)
+        except PromotionError as err:
+            raise error_at(op, str(err)) from None
         op.properties["acc_dtype"] = acc.xdsl
         wanted = with_element(op.result.type, acc.xdsl)
         if op.result.type != wanted:

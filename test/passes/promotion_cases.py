@@ -28,6 +28,7 @@ SECTIONS: dict[str, Computation] = {
 
 @dataclass(frozen=True)
 class Case:
+    library: str
     section: str
     lhs: str
     rhs: str
@@ -74,7 +75,7 @@ def cases(library: str, section: str) -> Iterator[Case]:
                 operands = (Operand.typed(row), Operand.typed(column, rank=0))
             else:
                 operands = (Operand.typed(row), Operand.typed(column))
-            yield Case(section, row, column, computation, operands, _cell(cell))
+            yield Case(library, section, row, column, computation, operands, _cell(cell))
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,9 @@ class Departure:
     """Row keys (dtype names, or scalar keys for literal sections); None for every row."""
     rhs: frozenset[str] | None
     blkc: str
-    """What blkc gives: a dtype name, ``error``, or ``documented`` (Triton's documented
-    answer from the table's ``departures_from_documented``)."""
+    """What blkc gives: a dtype name, ``error``, ``documented`` (Triton's documented
+    answer from the table's ``departures_from_documented``), or ``same-as:SECTION`` (what
+    the policy must give for the same operands in SECTION)."""
     library: str | None = None
     """Only cells where the library gives this (a dtype name or ``error``)."""
 
@@ -134,10 +136,22 @@ def documented_triton() -> dict[tuple[str, str, str], str | None]:
     return found
 
 
+def library_of(case: Case) -> str:
+    return case.library
+
+
 def expected(policy: str, case: Case) -> tuple[str | None, Departure | None]:
     """What `policy` must give for `case`: the library's cell unless a departure covers it."""
     for departure in departures(policy):
         if departure.covers(case):
+            if departure.blkc.startswith("same-as:"):
+                section = departure.blkc.removeprefix("same-as:")
+                twin = next(
+                    c
+                    for c in cases(library_of(case), section)
+                    if (c.lhs, c.rhs) == (case.lhs, case.rhs)
+                )
+                return expected(policy, twin)[0], departure
             if departure.blkc == "documented":
                 return documented_triton().get(
                     (case.section, case.lhs, case.rhs), case.expected

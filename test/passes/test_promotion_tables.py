@@ -7,11 +7,10 @@ says why. A departure that covers no cell is stale and fails too.
 from __future__ import annotations
 
 import pytest
+from promotion_cases import SECTIONS, cases, departures, expected
 
 from blkc.passes.promotion import get_policy
 from blkc.passes.promotion.base import PromotionError
-
-from promotion_cases import SECTIONS, cases, departures, expected
 
 POLICY_LIBRARIES = {
     "triton": "triton",

@@ -1,0 +1,167 @@
+"""The `numpy` policy: NumPy 2 (NEP 50 weak Python scalars), with bfloat16 and the float8
+types as ml_dtypes defines them (facts measured in `tables/numpy.json`).
+
+Typed operands join at the first dtype, in NumPy's order (kind, then width), that both
+*cast safely* to, NumPy's ``can_cast(a, b, "safe")``: bool goes anywhere; integers go to
+wider integers of their signedness and unsigned ones to strictly wider signed ones; an
+integer goes to a float whose significand holds it (and int64/uint64 to float64); floats
+go to wider floats of at least 32 bits (ml_dtypes registers its types' safe casts to
+float32 and float64 only), anything to the complex type whose real part it reaches. So
+``int8 + uint8 -> int16``, ``int64 + uint64 -> float64``, ``float16 + bfloat16 ->
+float32``. ml_dtypes also registers int8/uint8 -> float8 as safe (``int8 + float8_e4m3fn
+-> float8_e4m3fn``), although it is not value-preserving.
+More than two operands join left to right, as ``a + b + c`` computes (NumPy's n-ary
+``result_type`` can differ: int8, uint8 and float16 give float16 there, float32 here).
+
+A Python scalar is weak (NEP 50): beside an array of a kind not below its own it takes the
+array's dtype, an integer out of that dtype's range being refused; of a higher kind it
+stands for NumPy's default of its kind (int64, float64, complex128; complex64 beside a
+float, which keeps the float's precision). Beside a bfloat16 or float8 array it stands for
+the narrowest NumPy dtype of its kind (uint8, float16, complex64): NumPy's fallback for
+dtypes it does not know, hence ``bfloat16 + 2.5 -> float32``.
+
+``/`` on integers computes in float64; ``//`` and ``%`` floor, refuse complex numbers and
+compute bools in int8 (NumPy has no bool loop for them); sums widen integers to
+int64/uint64; float functions take integers to the first of float16, float32, float64
+they cast safely to (``exp(int8)`` is float16).
+
+Departures (`tables/departures.json`): ml_dtypes refuses Python ints outside int64 beside
+its types ("expected number, got int"), which blkc rounds like any other int. ``floor``
+and ``ceil`` of integers are float functions in blkc, so they compute in a float where
+NumPy keeps the integer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from blkc import dtypes
+from blkc.dialects.traits import Computation
+from blkc.dtypes import DType, Kind
+from blkc.passes.promotion.base import Decision, Operand, Policy, Promotion, fits
+
+ORDER: tuple[DType, ...] = tuple(sorted(dtypes.ALL, key=lambda d: (d.kind, d.width)))
+"""The order (kind, then width) in which a join tries the dtypes both operands cast to."""
+
+EXTRA_SAFE_CASTS: dict[DType, frozenset[DType]] = {
+    dtypes.int8: frozenset({dtypes.float8_e4m3fn, dtypes.float8_e5m2}),  # ml_dtypes
+    dtypes.uint8: frozenset({dtypes.float8_e4m3fn, dtypes.float8_e5m2}),  # ml_dtypes
+    dtypes.int64: frozenset({dtypes.float64}),
+    dtypes.uint64: frozenset({dtypes.float64}),
+}
+"""Safe casts that the significand rule does not give."""
+
+REAL_PART: dict[DType, DType] = {
+    dtypes.complex64: dtypes.float32,
+    dtypes.complex128: dtypes.float64,
+}
+"""The float a complex dtype is made of: complex casts follow their real parts."""
+
+ML_DTYPES: frozenset[DType] = frozenset({dtypes.bfloat16, dtypes.float8_e4m3fn, dtypes.float8_e5m2})
+"""ml_dtypes' types: NumPy types Python scalars beside them by its fallback for user dtypes."""
+
+DEFAULT: dict[Kind, DType] = {
+    Kind.BOOL: dtypes.bool_,
+    Kind.INT: dtypes.int64,
+    Kind.FLOAT: dtypes.float64,
+    Kind.COMPLEX: dtypes.complex128,
+}
+"""NumPy's default dtype of each kind of Python scalar."""
+
+NARROWEST: dict[Kind, DType] = {
+    Kind.BOOL: dtypes.bool_,
+    Kind.INT: dtypes.uint8,
+    Kind.FLOAT: dtypes.float16,
+    Kind.COMPLEX: dtypes.complex64,
+}
+"""What a Python scalar stands for beside an ml_dtypes array."""
+
+FLOAT_LOOPS: tuple[DType, ...] = (dtypes.float16, dtypes.float32, dtypes.float64)
+"""NumPy's own loops of float functions, in the order they are tried."""
+
+FLOORING = (Computation.FLOORDIV, Computation.MOD)
+
+
+def can_cast(a: DType, b: DType) -> bool:
+    """NumPy's ``can_cast(a, b, "safe")`` among blkc's dtypes."""
+    if a == b or a.is_bool or b in EXTRA_SAFE_CASTS.get(a, ()):
+        return True
+    if b.is_complex:
+        return can_cast(REAL_PART.get(a, a), REAL_PART[b])
+    if a.is_int and b.is_int:
+        return b.width >= a.width if a.signed == b.signed else b.signed and b.width > a.width
+    if a.is_int and b.is_float:
+        return b.significand_bits >= a.significand_bits
+    if a.is_float and b.is_float:
+        return b.width > a.width and b.width >= 32
+    return False
+
+
+def literal_stand_in(typed: DType, kind: Kind) -> DType:
+    """The dtype a weak literal of `kind` promotes as beside an array of `typed` (NumPy's
+    abstract Python int, float and complex dtypes)."""
+    if typed in ML_DTYPES:
+        return NARROWEST[kind]
+    if kind <= typed.kind:
+        return typed
+    if kind is Kind.COMPLEX and typed.is_float:
+        return dtypes.complex64
+    return DEFAULT[kind]
+
+
+class NumpyPolicy(Policy):
+    name = "numpy"
+    dtypes = dtypes.ALL
+
+    def join(self, a: DType, b: DType, computation: Computation = Computation.ARITH) -> Promotion:
+        joined = next(c for c in ORDER if can_cast(a, c) and can_cast(b, c))
+        if a == b:
+            return Promotion(a, "same")
+        return Promotion(joined, "safe-cast" if joined in (a, b) else "common-type")
+
+    def literal_dtype(self, literal: Operand) -> DType:
+        value = literal.value
+        if literal.kind is not Kind.INT or value is None or fits(value, dtypes.int64):  # type: ignore[arg-type]
+            return DEFAULT[literal.kind]
+        if fits(value, dtypes.uint64):  # type: ignore[arg-type]
+            return dtypes.uint64
+        raise self.refuse(
+            f"literal {value} fits no NumPy integer dtype (int64 or uint64)", "literal-range"
+        )
+
+    def join_literal(
+        self, typed: DType, literal: Operand, computation: Computation = Computation.ARITH
+    ) -> Promotion:
+        joined = self.join(typed, literal_stand_in(typed, literal.kind), computation).dtype
+        return Promotion(joined, "weak-literal" if joined == typed else "literal-kind")
+
+    def true_divide(self, d: DType) -> Promotion:
+        if d.is_int or d.is_bool:
+            return Promotion(dtypes.float64, "true-division")
+        return Promotion(d, "same")
+
+    def sum_dtype(self, d: DType) -> DType:
+        if d.is_int or d.is_bool:
+            return dtypes.uint64 if d.is_unsigned else dtypes.int64
+        return d
+
+    def math_dtype(self, d: DType) -> Promotion:
+        if d.is_float or d.is_complex:
+            return Promotion(d, "same")
+        return Promotion(next(f for f in FLOAT_LOOPS if can_cast(d, f)), "float-function")
+
+    def decide(self, computation: Computation, operands: Sequence[Operand]) -> Decision:
+        decision = super().decide(computation, operands)
+        if computation not in FLOORING:
+            return decision
+        if decision.compute.is_complex:
+            symbol = "//" if computation is Computation.FLOORDIV else "%"
+            raise self.refuse(
+                f"{f' {symbol} '.join(str(o) for o in operands)} promote to "
+                f"{decision.compute.name}: NumPy has no {symbol} for complex numbers",
+                "complex-floor",
+            )
+        if decision.compute.is_bool:
+            return replace(decision, compute=dtypes.int8, result=dtypes.int8, rule="bool-loop")
+        return decision
