@@ -15,6 +15,7 @@ _PASSES: dict[str, str] = {
     "blk-verify-strict": "blkc.passes.verify_strict:VerifyStrictPass",
     "warn-lossy-casts": "blkc.passes.warn_lossy_casts:WarnLossyCastsPass",
     "to-strict": "blkc.passes.to_strict:ToStrictPipeline",
+    "convert-blk-to-loops": "blkc.passes.convert_blk_to_loops:ConvertBlkToLoopsPass",
 }
 
 

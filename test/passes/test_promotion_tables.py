@@ -37,9 +37,8 @@ def test_every_cell_matches_the_library(policy: str, section: str) -> None:
         want, _ = expected(policy, case)
         got = answer(policy, case)
         if got != want:
-            wrong.append(
-                f"{case}: library {case.expected or 'error'}, want {want or 'error'}, blkc {got or 'error'}"
-            )
+            library = case.expected or "error"
+            wrong.append(f"{case}: library {library}, want {want or 'error'}, blkc {got or 'error'}")
     assert not wrong, f"{len(wrong)} cells differ:\n" + "\n".join(wrong[:40])
 
 
