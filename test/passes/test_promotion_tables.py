@@ -38,7 +38,7 @@ def test_every_cell_matches_the_library(policy: str, section: str) -> None:
         got = answer(policy, case)
         if got != want:
             library = case.expected or "error"
-            wrong.append(f"{case}: library {library}, want {want or 'error'}, blkc {got or 'error'}")
+            wrong.append(f"{case}: library {library}, want {want or 'error'}, got {got or 'error'}")
     assert not wrong, f"{len(wrong)} cells differ:\n" + "\n".join(wrong[:40])
 
 
