@@ -16,6 +16,7 @@ _PASSES: dict[str, str] = {
     "warn-lossy-casts": "blkc.passes.warn_lossy_casts:WarnLossyCastsPass",
     "to-strict": "blkc.passes.to_strict:ToStrictPipeline",
     "convert-blk-to-loops": "blkc.passes.convert_blk_to_loops:ConvertBlkToLoopsPass",
+    "lower-int-semantics": "blkc.passes.lower_int_semantics:LowerIntSemanticsPass",
 }
 
 

@@ -1,0 +1,745 @@
+"""`convert-blk-to-loops`: strict block IR to loops over scalars.
+
+Every block value either *fuses* into the loops of its consumers (its element is
+recomputed where it is needed, from the elements of its operands: a broadcast is an index
+mapping, never a copy) or is *materialized* in a fixed-size stack buffer (`memref.alloca`)
+by a loop nest of its own. Sinks (stores, atomics, reductions, scans, `dot`, prints,
+asserts, loop-carried blocks) each get one loop nest whose body computes the fused
+elements it needs.
+
+Materialized: results of reductions, scans, `dot` and atomics; loop-carried blocks; the
+operands of `dot`; and values whose recomputation would be costly or wrong: an expensive
+value (one that loads, divides or calls a math function) used more than once or in
+another region, and a load whose consumer runs after a write to memory.
+
+After this pass no tensor type remains: loops (`scf.for` over `index`), `memref` buffers,
+`arith` index arithmetic and scalar `blk` ops, which `lower-int-semantics` lowers next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, scf
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    i1,
+    i32,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from blkc import dtypes
+from blkc.diagnostics import error_at
+from blkc.dialects import blk
+from blkc.dialects.types import element_type, shape_of
+
+Index = list[SSAValue]
+
+
+@dataclass(frozen=True)
+class ConvertBlkToLoopsPass(ModulePass):
+    """Lower every block to loops over its elements, fusing elementwise chains."""
+
+    name = "convert-blk-to-loops"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for nested in list(op.walk()):
+            if isinstance(nested, func.FuncOp) and not nested.is_declaration:
+                _FunctionLowering(nested).run()
+
+
+# ------------------------------------------------------------------------------------
+# Inserting ops
+# ------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Builder:
+    """Inserts ops into `block`, before `before` (or at the end)."""
+
+    block: Block
+    before: Operation | None = None
+
+    def insert(self, op: Operation) -> Operation:
+        if self.before is None:
+            self.block.add_op(op)
+        else:
+            self.block.insert_op_before(op, self.before)
+        return op
+
+    def value(self, op: Operation) -> SSAValue:
+        return self.insert(op).results[0]
+
+
+@dataclass
+class _Body:
+    """A loop body being built: where to insert, and the elements computed so far."""
+
+    builder: _Builder
+    memo: dict[tuple[int, tuple[int, ...]], SSAValue] = field(default_factory=dict)
+
+
+_EXPENSIVE = (
+    blk.LoadOp,
+    blk.MathOp,
+    blk.TrueDivOp,
+    blk.FloorDivOp,
+    blk.ModOp,
+    blk.ReduceOp,
+    blk.ScanOp,
+    blk.DotOp,
+    blk.AtomicRMWOp,
+    blk.AtomicCASOp,
+)
+_ALWAYS_MATERIALIZED = (
+    blk.ReduceOp,
+    blk.ScanOp,
+    blk.DotOp,
+    blk.AtomicRMWOp,
+    blk.AtomicCASOp,
+    scf.ForOp,
+    scf.IfOp,
+    scf.WhileOp,
+)
+_WRITES_MEMORY = (blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
+
+
+def _is_block(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType)
+
+
+def _elem(value: SSAValue) -> Attribute:
+    return element_type(value.type)
+
+
+class _FunctionLowering:
+    def __init__(self, function: func.FuncOp):
+        self.function = function
+        self.entry = function.body.blocks[0]
+        self.buffers: dict[SSAValue, SSAValue] = {}
+        self.constants: dict[tuple[int, Attribute], SSAValue] = {}
+        self._expensive: dict[SSAValue, bool] = {}
+        self.materialized = self._analyse()
+
+    # -- analysis ----------------------------------------------------------------------
+
+    def _expensive_value(self, value: SSAValue) -> bool:
+        if value in self._expensive:
+            return self._expensive[value]
+        owner = value.owner
+        result = False
+        if isinstance(owner, Operation) and not isinstance(owner, _ALWAYS_MATERIALIZED):
+            result = isinstance(owner, _EXPENSIVE) or any(
+                self._expensive_value(o) for o in owner.operands if _is_block(o)
+            )
+        self._expensive[value] = result
+        return result
+
+    def _analyse(self) -> set[SSAValue]:
+        chosen: set[SSAValue] = set()
+        for op in self.function.walk():
+            for value in op.results:
+                if _is_block(value) and self._must_materialize(op, value):
+                    chosen.add(value)
+        return chosen
+
+    def _must_materialize(self, op: Operation, value: SSAValue) -> bool:
+        if isinstance(op, _ALWAYS_MATERIALIZED):
+            return True
+        if isinstance(op, blk.ConstantOp):
+            return not (isinstance(op.value, DenseIntOrFPElementsAttr) and op.value.is_splat())
+        users = {use.operation for use in value.uses}
+        other_region = any(u.parent_block() is not op.parent_block() for u in users)
+        if isinstance(op, blk.LoadOp):
+            return len(users) > 1 or other_region or any(self._write_between(op, u) for u in users)
+        if not self._expensive_value(value):
+            return False
+        return len(users) > 1 or other_region
+
+    @staticmethod
+    def _write_between(producer: Operation, user: Operation) -> bool:
+        current = producer.next_op
+        while current is not None and current is not user:
+            if isinstance(current, _WRITES_MEMORY) or any(
+                isinstance(n, _WRITES_MEMORY) for n in current.walk()
+            ):
+                return True
+            current = current.next_op
+        return False
+
+    # -- driving -----------------------------------------------------------------------
+
+    def run(self) -> None:
+        for arg in self.entry.args:
+            if _is_block(arg):
+                raise error_at(self.function, "kernel arguments must be scalars or pointers")
+        self._lower_block(self.entry)
+        self._erase_blocks()
+
+    def _lower_block(self, block: Block) -> None:
+        for op in list(block.ops):
+            self._lower_op(op)
+
+    def _lower_op(self, op: Operation) -> None:
+        here = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
+        if isinstance(op, scf.ForOp) and any(_is_block(v) for v in op.iter_args):
+            self._lower_for(op)
+            return
+        if op.regions:
+            if any(_is_block(r) for r in op.results):
+                raise error_at(op, f"'{op.name}' with block results is not supported yet")
+            for region in op.regions:
+                for block in region.blocks:
+                    self._lower_block(block)
+        if isinstance(op, blk.StoreOp) and _is_block(op.ptr):
+            self._lower_store(op, here)
+        elif isinstance(op, blk.ReduceOp):
+            self._lower_reduce(op, here)
+        elif isinstance(op, blk.ScanOp):
+            self._lower_scan(op, here)
+        elif isinstance(op, blk.DotOp):
+            self._lower_dot(op, here)
+        elif isinstance(op, blk.AtomicRMWOp | blk.AtomicCASOp) and _is_block(op.ptr):
+            self._lower_atomic(op, here)
+        elif isinstance(op, blk.PrintOp) and any(_is_block(a) for a in op.args):
+            self._lower_print(op, here)
+        elif isinstance(op, blk.AssertOp) and _is_block(op.cond):
+            self._lower_assert(op, here)
+        elif isinstance(op, func.ReturnOp) and any(_is_block(a) for a in op.operands):
+            raise error_at(op, "kernels cannot return blocks; store them instead")
+        elif op.results and op.results[0] in self.materialized:
+            value = op.results[0]
+            self._materialize(value, here)
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def const(self, value: int, type_: Attribute | None = None) -> SSAValue:
+        t = IndexType() if type_ is None else type_
+        key = (value, t)
+        if key not in self.constants:
+            op = arith.ConstantOp(IntegerAttr(value, t))
+            first = self.entry.first_op
+            if first is None:
+                self.entry.add_op(op)
+            else:
+                self.entry.insert_op_before(op, first)
+            self.constants[key] = op.result
+        return self.constants[key]
+
+    def alloca(self, shape: Sequence[int], elem: Attribute) -> SSAValue:
+        op = memref.AllocaOp.get(elem, alignment=64, shape=list(shape))
+        first = self.entry.first_op
+        assert first is not None
+        self.entry.insert_op_before(op, first)
+        return op.memref
+
+    def loop_nest(
+        self,
+        builder: _Builder,
+        shape: Sequence[int],
+        body: Callable[[_Body, Index, list[SSAValue]], list[SSAValue]],
+        inits: Sequence[SSAValue] = (),
+    ) -> list[SSAValue]:
+        """Nested `scf.for` loops over `shape`; `body` gets the indices and carried values
+        and returns the next carried values. Returns the final carried values."""
+        ivs: Index = []
+
+        def level(b: _Builder, depth: int, carried: list[SSAValue]) -> list[SSAValue]:
+            if depth == len(shape):
+                return body(_Body(b), list(ivs), carried)
+            block = Block(arg_types=[IndexType(), *(c.type for c in carried)])
+            inner = _Builder(block)
+            ivs.append(block.args[0])
+            results = level(inner, depth + 1, list(block.args[1:]))
+            ivs.pop()
+            inner.insert(scf.YieldOp(*results))
+            loop = scf.ForOp(self.const(0), self.const(shape[depth]), self.const(1), carried, block)
+            b.insert(loop)
+            return list(loop.results)
+
+        return level(builder, 0, list(inits))
+
+    def _materialize(self, value: SSAValue, here: _Builder) -> None:
+        buffer = self.alloca(shape_of(value.type), _elem(value))
+        self.buffers[value] = buffer
+
+        def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            element = self._element_of_owner(value, idx, b)
+            b.builder.insert(memref.StoreOp.get(element, buffer, idx))
+            return []
+
+        self.loop_nest(here, shape_of(value.type), body)
+
+    def _ensure_buffer(self, value: SSAValue, here: _Builder) -> SSAValue:
+        if value not in self.buffers:
+            self._materialize(value, here)
+        return self.buffers[value]
+
+    # -- elements ----------------------------------------------------------------------
+
+    def element(self, value: SSAValue, idx: Index, body: _Body) -> SSAValue:
+        """The element of block `value` at `idx`, computed in `body`."""
+        if not _is_block(value):
+            return value
+        key = (id(value), tuple(id(i) for i in idx))
+        if key in body.memo:
+            return body.memo[key]
+        if value in self.buffers:
+            result = body.builder.value(memref.LoadOp.get(self.buffers[value], idx))
+        else:
+            result = self._element_of_owner(value, idx, body)
+        body.memo[key] = result
+        return result
+
+    def _element_of_owner(self, value: SSAValue, idx: Index, body: _Body) -> SSAValue:
+        op = value.owner
+        b = body.builder
+        if isinstance(value, BlockArgument) or not isinstance(op, Operation):
+            raise AssertionError(f"block argument {value} has no buffer")
+        scalar = _elem(value)
+        if isinstance(op, blk.SplatOp):
+            return op.src
+        if isinstance(op, blk.BroadcastOp):
+            src_shape = shape_of(op.src.type)
+            return self.element(
+                op.src,
+                [self.const(0) if s == 1 else i for s, i in zip(src_shape, idx, strict=True)],
+                body,
+            )
+        if isinstance(op, blk.ExpandDimsOp):
+            axis = op.axis.value.data
+            return self.element(op.src, idx[:axis] + idx[axis + 1 :], body)
+        if isinstance(op, blk.PermuteOp):
+            order = list(op.order.get_values())
+            src_idx: Index = [idx[0]] * len(order)
+            for k, j in enumerate(order):
+                src_idx[j] = idx[k]
+            return self.element(op.src, src_idx, body)
+        if isinstance(op, blk.ReshapeOp):
+            return self.element(op.src, self._reshape_index(op, idx, b), body)
+        if isinstance(op, blk.ArangeOp):
+            position = b.value(arith.IndexCastOp(idx[0], i32))
+            start = op.start.value.data
+            if start == 0:
+                return position
+            return b.value(blk.AddOp(position, self.const(start, i32), i32))
+        if isinstance(op, blk.ConstantOp):
+            attr = op.value
+            assert isinstance(attr, DenseIntOrFPElementsAttr) and attr.is_splat()
+            return self.scalar_constant(attr.get_values()[0], scalar)
+        if isinstance(op, blk.LoadOp):
+            ptr = self.element(op.ptr, idx, body)
+            mask = self.element(op.mask, idx, body) if op.mask is not None else None
+            other = self.element(op.other, idx, body) if op.other is not None else None
+            return b.value(blk.LoadOp(ptr, mask, other, scalar))
+        if isinstance(op, blk.ElementwiseOp | blk.CastOp | blk.BitcastOp):
+            operands = [self.element(o, idx, body) for o in op.operands]
+            clone = type(op).create(
+                operands=operands,
+                result_types=[scalar],
+                properties=dict(op.properties),
+                attributes=dict(op.attributes),
+            )
+            clone.location = op.location
+            return b.value(clone)
+        raise error_at(op, f"'{op.name}' on blocks is not supported by the CPU backend yet")
+
+    def scalar_constant(self, value: int | float, type_: Attribute) -> SSAValue:
+        d = dtypes.from_xdsl(type_)
+        attr = FloatAttr(float(value), type_) if d.is_float else IntegerAttr(int(value), type_)
+        key = (hash(("c", attr)), type_)
+        if key not in self.constants:
+            op = blk.ConstantOp(attr)
+            first = self.entry.first_op
+            assert first is not None
+            self.entry.insert_op_before(op, first)
+            self.constants[key] = op.result
+        return self.constants[key]
+
+    def _reshape_index(self, op: blk.ReshapeOp, idx: Index, b: _Builder) -> Index:
+        res_shape, src_shape = shape_of(op.result.type), shape_of(op.src.type)
+        linear: SSAValue | None = None
+        for size, i in zip(res_shape, idx, strict=True):
+            linear = (
+                i
+                if linear is None
+                else self._index_op(
+                    arith.AddiOp, self._index_op(arith.MuliOp, linear, self.const(size), b), i, b
+                )
+            )
+        assert linear is not None
+        out: Index = []
+        stride = 1
+        strides = []
+        for size in reversed(src_shape):
+            strides.append(stride)
+            stride *= size
+        for size, s in zip(src_shape, reversed(strides), strict=True):
+            q = self._index_op(arith.DivUIOp, linear, self.const(s), b)
+            out.append(self._index_op(arith.RemUIOp, q, self.const(size), b))
+        return out
+
+    @staticmethod
+    def _index_op(cls: type, lhs: SSAValue, rhs: SSAValue, b: _Builder) -> SSAValue:
+        return b.value(cls(lhs, rhs))
+
+    # -- sinks -------------------------------------------------------------------------
+
+    def _lower_store(self, op: blk.StoreOp, here: _Builder) -> None:
+        def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            ptr = self.element(op.ptr, idx, b)
+            value = self.element(op.value, idx, b)
+            mask = self.element(op.mask, idx, b) if op.mask is not None else None
+            store = blk.StoreOp(ptr, value, mask)
+            store.location = op.location
+            b.builder.insert(store)
+            return []
+
+        self.loop_nest(here, shape_of(op.ptr.type), body)
+        op.detach()
+        op.erase()
+
+    def _lower_atomic(self, op: blk.AtomicRMWOp | blk.AtomicCASOp, here: _Builder) -> None:
+        shape = shape_of(op.ptr.type)
+        buffer = self.alloca(shape, _elem(op.result))
+        self.buffers[op.result] = buffer
+
+        def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            operands = [self.element(o, idx, b) for o in op.operands]
+            sizes = {}
+            if isinstance(op, blk.AtomicRMWOp):
+                sizes = {"operandSegmentSizes": op.properties["operandSegmentSizes"]}
+            clone = type(op).create(
+                operands=operands,
+                result_types=[_elem(op.result)],
+                properties={**dict(op.properties), **sizes},
+            )
+            clone.location = op.location
+            old = b.builder.value(clone)
+            b.builder.insert(memref.StoreOp.get(old, buffer, idx))
+            return []
+
+        self.loop_nest(here, shape, body)
+
+    def _lower_print(self, op: blk.PrintOp, here: _Builder) -> None:
+        for arg in op.args:
+            if not _is_block(arg):
+                continue
+
+            def body(
+                b: _Body, idx: Index, carried: list[SSAValue], arg: SSAValue = arg
+            ) -> list[SSAValue]:
+                printed = blk.PrintOp(op.prefix.data, [*idx, self.element(arg, idx, b)])
+                printed.location = op.location
+                b.builder.insert(printed)
+                return []
+
+            self.loop_nest(here, shape_of(arg.type), body)
+        op.detach()
+        op.erase()
+
+    def _lower_assert(self, op: blk.AssertOp, here: _Builder) -> None:
+        def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            check = blk.AssertOp(self.element(op.cond, idx, b), op.message.data)
+            check.location = op.location
+            b.builder.insert(check)
+            return []
+
+        self.loop_nest(here, shape_of(op.cond.type), body)
+        op.detach()
+        op.erase()
+
+    # -- reductions --------------------------------------------------------------------
+
+    def _lower_reduce(self, op: blk.ReduceOp, here: _Builder) -> None:
+        kind = op.kind.data
+        src_shape = list(shape_of(op.src.type))
+        axes = list(range(len(src_shape))) if op.axis is None else [op.axis.value.data]
+        outer = [d for d in range(len(src_shape)) if d not in axes]
+        src_elem = _elem(op.src)
+        acc_elem = op.acc_dtype if op.acc_dtype is not None else src_elem
+        if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN):
+            acc_elem = src_elem
+        result_elem = _elem(op.result)
+        inits = self._reduce_init(kind, acc_elem)
+        if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN):
+            inits = [inits[0], self.const(0, i32)]
+
+        def reduce_over(b: _Body, out_idx: Index) -> list[SSAValue]:
+            def inner(ib: _Body, red_idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                full: Index = [self.const(0)] * len(src_shape)
+                for d, i in zip(outer, out_idx, strict=True):
+                    full[d] = i
+                for d, i in zip(axes, red_idx, strict=True):
+                    full[d] = i
+                x = self.element(op.src, full, ib)
+                position = self._linear_i32(red_idx, [src_shape[d] for d in axes], ib)
+                return self._combine(kind, carried, x, acc_elem, position, ib.builder)
+
+            return self.loop_nest(b.builder, [src_shape[d] for d in axes], inner, inits)
+
+        if not outer:
+            final = reduce_over(_Body(here), [])
+            value = final[1] if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN) else final[0]
+            value = self._cast(value, result_elem, here)
+            op.result.replace_all_uses_with(value)
+            op.detach()
+            op.erase()
+            return
+        buffer = self.alloca([src_shape[d] for d in outer], result_elem)
+        self.buffers[op.result] = buffer
+
+        def body(b: _Body, out_idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            final = reduce_over(b, out_idx)
+            value = final[1] if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN) else final[0]
+            b.builder.insert(
+                memref.StoreOp.get(self._cast(value, result_elem, b.builder), buffer, out_idx)
+            )
+            return []
+
+        self.loop_nest(here, [src_shape[d] for d in outer], body)
+
+    def _linear_i32(self, idx: Index, shape: Sequence[int], b: _Body) -> SSAValue:
+        linear: SSAValue | None = None
+        for size, i in zip(shape, idx, strict=True):
+            if linear is None:
+                linear = i
+            else:
+                scaled = b.builder.value(arith.MuliOp(linear, self.const(size)))
+                linear = b.builder.value(arith.AddiOp(scaled, i))
+        assert linear is not None
+        return b.builder.value(arith.IndexCastOp(linear, i32))
+
+    def _reduce_init(self, kind: blk.ReduceKind, elem: Attribute) -> list[SSAValue]:
+        d = dtypes.from_xdsl(elem)
+        if kind is blk.ReduceKind.SUM or kind in (blk.ReduceKind.OR, blk.ReduceKind.XOR):
+            value: int | float = 0
+        elif kind is blk.ReduceKind.PROD:
+            value = 1
+        elif kind is blk.ReduceKind.AND:
+            value = -1 if d.signed else d.int_range[1]
+            if d.is_bool:
+                value = 1
+        elif kind in (blk.ReduceKind.MAX, blk.ReduceKind.ARGMAX):
+            value = float("-inf") if d.is_float else d.int_range[0]
+        else:
+            value = float("inf") if d.is_float else d.int_range[1]
+        if d.is_bool:
+            value = int(value != 0)
+        return [self.scalar_constant(value, elem)]
+
+    def _combine(
+        self,
+        kind: blk.ReduceKind,
+        carried: list[SSAValue],
+        x: SSAValue,
+        acc_elem: Attribute,
+        position: SSAValue,
+        b: _Builder,
+    ) -> list[SSAValue]:
+        x = self._cast(x, acc_elem, b)
+        acc = carried[0]
+        simple = {
+            blk.ReduceKind.SUM: blk.AddOp,
+            blk.ReduceKind.PROD: blk.MulOp,
+            blk.ReduceKind.MAX: blk.MaximumOp,
+            blk.ReduceKind.MIN: blk.MinimumOp,
+            blk.ReduceKind.AND: blk.AndOp,
+            blk.ReduceKind.OR: blk.OrOp,
+            blk.ReduceKind.XOR: blk.XorOp,
+        }
+        if kind in simple:
+            return [b.value(simple[kind](acc, x, acc_elem))]
+        predicate = "gt" if kind is blk.ReduceKind.ARGMAX else "lt"
+        better = b.value(blk.CmpOp(predicate, x, acc, i1))
+        if dtypes.from_xdsl(acc_elem).is_float:
+            x_nan = b.value(blk.CmpOp("ne", x, x, i1))
+            acc_number = b.value(blk.CmpOp("eq", acc, acc, i1))
+            nan_first = b.value(blk.AndOp(x_nan, acc_number, i1))
+            better = b.value(blk.OrOp(better, nan_first, i1))
+        best = b.value(blk.WhereOp(better, x, acc, acc_elem))
+        index = b.value(blk.WhereOp(better, position, carried[1], i32))
+        return [best, index]
+
+    def _cast(self, value: SSAValue, elem: Attribute, b: _Builder) -> SSAValue:
+        if value.type == elem:
+            return value
+        return b.value(blk.CastOp(value, elem))
+
+    def _lower_scan(self, op: blk.ScanOp, here: _Builder) -> None:
+        shape = list(shape_of(op.src.type))
+        axis = op.axis.value.data
+        acc_elem = op.acc_dtype if op.acc_dtype is not None else _elem(op.src)
+        result_elem = _elem(op.result)
+        buffer = self.alloca(shape, result_elem)
+        self.buffers[op.result] = buffer
+        outer = [d for d in range(len(shape)) if d != axis]
+        kind = op.kind.data
+
+        def body(b: _Body, out_idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            def inner(ib: _Body, red_idx: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                full: Index = [self.const(0)] * len(shape)
+                for d, i in zip(outer, out_idx, strict=True):
+                    full[d] = i
+                full[axis] = red_idx[0]
+                x = self.element(op.src, full, ib)
+                (new,) = self._combine(kind, acc, x, acc_elem, self.const(0, i32), ib.builder)
+                ib.builder.insert(
+                    memref.StoreOp.get(self._cast(new, result_elem, ib.builder), buffer, full)
+                )
+                return [new]
+
+            self.loop_nest(b.builder, [shape[axis]], inner, self._reduce_init(kind, acc_elem))
+            return []
+
+        self.loop_nest(here, [shape[d] for d in outer], body)
+
+    def _lower_dot(self, op: blk.DotOp, here: _Builder) -> None:
+        a = self._ensure_buffer(op.lhs, here)
+        b_buf = self._ensure_buffer(op.rhs, here)
+        lhs_shape, rhs_shape = shape_of(op.lhs.type), shape_of(op.rhs.type)
+        out_shape = shape_of(op.result.type)
+        acc_elem = op.acc_dtype if op.acc_dtype is not None else _elem(op.result)
+        acc_buffer = self.alloca(out_shape, acc_elem)
+
+        def init(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            if op.acc is not None:
+                value = self._cast(self.element(op.acc, idx, bd), acc_elem, bd.builder)
+            else:
+                value = self.scalar_constant(0, acc_elem)
+            bd.builder.insert(memref.StoreOp.get(value, acc_buffer, idx))
+            return []
+
+        self.loop_nest(here, out_shape, init)
+        batch = list(out_shape[:-2])
+        m, k, n = lhs_shape[-2], lhs_shape[-1], rhs_shape[-1]
+
+        def mkn(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            *bi, mi, ki, ni = idx
+            builder = bd.builder
+            x = self._cast(builder.value(memref.LoadOp.get(a, [*bi, mi, ki])), acc_elem, builder)
+            y = self._cast(
+                builder.value(memref.LoadOp.get(b_buf, [*bi, ki, ni])), acc_elem, builder
+            )
+            old = builder.value(memref.LoadOp.get(acc_buffer, [*bi, mi, ni]))
+            product = builder.value(blk.MulOp(x, y, acc_elem))
+            builder.insert(
+                memref.StoreOp.get(
+                    builder.value(blk.AddOp(old, product, acc_elem)), acc_buffer, [*bi, mi, ni]
+                )
+            )
+            return []
+
+        self.loop_nest(here, [*batch, m, k, n], mkn)
+        if acc_elem == _elem(op.result):
+            self.buffers[op.result] = acc_buffer
+        else:
+            result = self.alloca(out_shape, _elem(op.result))
+
+            def convert(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                value = bd.builder.value(memref.LoadOp.get(acc_buffer, idx))
+                bd.builder.insert(
+                    memref.StoreOp.get(self._cast(value, _elem(op.result), bd.builder), result, idx)
+                )
+                return []
+
+            self.loop_nest(here, out_shape, convert)
+            self.buffers[op.result] = result
+
+    # -- loops carrying blocks -----------------------------------------------------------
+
+    def _lower_for(self, op: scf.ForOp) -> None:
+        here = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
+        old_block = op.body.block
+        carried_blocks = [i for i, v in enumerate(op.iter_args) if _is_block(v)]
+        buffers: dict[int, SSAValue] = {}
+        for i in carried_blocks:
+            init = op.iter_args[i]
+            buffer = self.alloca(shape_of(init.type), _elem(init))
+            buffers[i] = buffer
+            self._copy_into(init, buffer, here)
+            self.buffers[old_block.args[i + 1]] = buffer
+        scalar_positions = [i for i in range(len(op.iter_args)) if i not in buffers]
+        new_block = Block(
+            arg_types=[IndexType(), *(op.iter_args[i].type for i in scalar_positions)]
+        )
+        old_block.args[0].replace_all_uses_with(new_block.args[0])
+        for new_arg, i in zip(new_block.args[1:], scalar_positions, strict=True):
+            old_block.args[i + 1].replace_all_uses_with(new_arg)
+        for inner in list(old_block.ops):
+            inner.detach()
+            new_block.add_op(inner)
+        yield_op = new_block.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        self._lower_block_until(new_block, yield_op)
+        yield_here = _Builder(new_block, yield_op)
+        for i, buffer in buffers.items():
+            self._copy_into(yield_op.operands[i], buffer, yield_here, temporary=True)
+        new_yield = scf.YieldOp(*(yield_op.operands[i] for i in scalar_positions))
+        new_block.insert_op_before(new_yield, yield_op)
+        yield_op.detach()
+        yield_op.erase()
+        new_for = scf.ForOp(
+            op.lb, op.ub, op.step, [op.iter_args[i] for i in scalar_positions], new_block
+        )
+        new_for.location = op.location
+        here.insert(new_for)
+        for result, i in zip(new_for.results, scalar_positions, strict=True):
+            op.results[i].replace_all_uses_with(result)
+        for i, buffer in buffers.items():
+            self.buffers[op.results[i]] = buffer
+
+    def _lower_block_until(self, block: Block, stop: Operation) -> None:
+        for op in list(block.ops):
+            if op is stop:
+                return
+            self._lower_op(op)
+
+    def _copy_into(
+        self, value: SSAValue, buffer: SSAValue, here: _Builder, temporary: bool = False
+    ) -> None:
+        shape = shape_of(value.type)
+        source = value
+        if temporary and value not in self.buffers:
+            self._materialize(value, here)
+        if temporary:
+            source_buffer = self.buffers[value]
+
+            def copy(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                element = b.builder.value(memref.LoadOp.get(source_buffer, idx))
+                b.builder.insert(memref.StoreOp.get(element, buffer, idx))
+                return []
+
+            self.loop_nest(here, shape, copy)
+            return
+
+        def fill(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            b.builder.insert(memref.StoreOp.get(self.element(source, idx, b), buffer, idx))
+            return []
+
+        self.loop_nest(here, shape, fill)
+
+    # -- clean-up ----------------------------------------------------------------------
+
+    def _erase_blocks(self) -> None:
+        doomed = [
+            op
+            for op in self.function.walk()
+            if op is not self.function
+            and (any(_is_block(r) for r in op.results) or any(_is_block(o) for o in op.operands))
+        ]
+        for op in reversed(doomed):
+            for result in op.results:
+                if result.uses:
+                    users = ", ".join(sorted({u.operation.name for u in result.uses}))
+                    raise error_at(op, f"internal error: {op.name} still used by {users}")
+            op.detach()
+            op.erase()
