@@ -6,16 +6,27 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from blkc.broadcasting import BroadcastError
+    from blkc.compile import Kernel, compile
     from blkc.diagnostics import BlkcError
     from blkc.passes.promotion.base import PromotionError
     from blkc.pipeline import parse, run_pipeline
 
-__all__ = ["BlkcError", "BroadcastError", "PromotionError", "parse", "run_pipeline"]
+__all__ = [
+    "BlkcError",
+    "BroadcastError",
+    "Kernel",
+    "PromotionError",
+    "compile",
+    "parse",
+    "run_pipeline",
+]
 
 # Resolved on first use so that `import blkc` stays cheap (it imports no xDSL).
 _LAZY = {
     "BlkcError": "blkc.diagnostics",
     "BroadcastError": "blkc.broadcasting",
+    "Kernel": "blkc.compile",
+    "compile": "blkc.compile",
     "PromotionError": "blkc.passes.promotion.base",
     "parse": "blkc.pipeline",
     "run_pipeline": "blkc.pipeline",

@@ -17,6 +17,7 @@ _PASSES: dict[str, str] = {
     "to-strict": "blkc.passes.to_strict:ToStrictPipeline",
     "convert-blk-to-loops": "blkc.passes.convert_blk_to_loops:ConvertBlkToLoopsPass",
     "lower-int-semantics": "blkc.passes.lower_int_semantics:LowerIntSemanticsPass",
+    "emulate-small-floats": "blkc.passes.emulate_small_floats:EmulateSmallFloatsPass",
 }
 
 

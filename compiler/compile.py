@@ -1,0 +1,183 @@
+"""`blkc.compile`: blk IR to a kernel that runs on NumPy arrays, on every core.
+
+    kernel = blkc.compile(open("examples/vector_add.mlir").read())
+    kernel[(triton_cdiv(n, 1024),)](x, y, out, n)
+
+The pipeline: `to-strict{policy=P}`, `convert-blk-to-loops`, `lower-int-semantics`,
+`emulate-small-floats`, then LLVM IR, llvmlite's O3 with vectorization and MCJIT. Compiled
+kernels are cached in memory by (IR, policy, options).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+from blkc.diagnostics import error_at
+from blkc.dialects.blk import KERNEL_ATTR
+from blkc.pipeline import parse, run_pipeline
+from blkc.runtime import launch
+from blkc.runtime.jit import CompiledModule, compile_ir
+from blkc.runtime.llvm_codegen import EmittedModule, KernelSignature, abi_type, emit_module
+
+LOWERING = "convert-blk-to-loops,lower-int-semantics,emulate-small-floats"
+"""The passes from strict blk IR to loop IR."""
+
+STAGES = ("loose", "strict", "loops", "llvm", "asm")
+"""What `Kernel.asm` holds, in pipeline order."""
+
+
+def to_strict_spec(policy: str | None, warn: bool = False) -> str:
+    options = [f"policy={policy}"] if policy else []
+    options.append(f"warn={'true' if warn else 'false'}")
+    return f"to-strict{{{' '.join(options)}}}"
+
+
+def lower(module: ModuleOp, policy: str | None) -> tuple[str, str]:
+    """Run the whole pipeline on `module` in place; return the strict and loop IR text."""
+    run_pipeline(module, to_strict_spec(policy))
+    strict = str(module)
+    run_pipeline(module, LOWERING)
+    return strict, str(module)
+
+
+@dataclass
+class _Binary:
+    compiled: CompiledModule
+    launcher: Callable[..., None]
+
+
+@dataclass
+class Kernel:
+    """A compiled kernel: launch it with ``kernel[grid](*args)``."""
+
+    name: str
+    signature: KernelSignature
+    variants: dict[bool, EmittedModule]
+    """The LLVM IR with pointer arguments marked noalias (True) or not (False)."""
+    stages: dict[str, str]
+    opt: int = 3
+    _binaries: dict[bool, _Binary] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __getitem__(self, grid: launch.Grid) -> Callable[..., None]:
+        def run(*args: object) -> None:
+            self.run(grid, args)
+
+        return run
+
+    def run(
+        self, grid: launch.Grid, args: Sequence[object], meta: dict[str, Any] | None = None
+    ) -> None:
+        converted = launch.convert_args(self.name, self.signature.params, args)
+        shape = launch.normalize_grid(grid, meta or {})
+        binary = self._binary(launch.no_overlap(converted.arrays))
+        launch.run_grid(binary.launcher, converted.values, shape)
+
+    @property
+    def asm(self) -> dict[str, str]:
+        """Each stage's text: `loose`, `strict`, `loops` (blk and loop IR), `llvm`, `asm`."""
+        if "asm" not in self.stages:
+            self.stages["llvm"] = self._binary(True).compiled.llvm_ir
+            self.stages["asm"] = self._binary(True).compiled.assembly()
+        return self.stages
+
+    def _binary(self, noalias: bool) -> _Binary:
+        with self._lock:
+            if noalias not in self._binaries:
+                launch.register_runtime_symbols()
+                compiled = compile_ir(self.variants[noalias].llvm_ir, self.opt)
+                address = compiled.address(self.signature.launcher)
+                arg_types = [_ctype(t) for t in self.signature.params]
+                prototype = ctypes.CFUNCTYPE(
+                    None, *arg_types, ctypes.c_int64, ctypes.c_int64, *([ctypes.c_int32] * 3)
+                )
+                self._binaries[noalias] = _Binary(compiled, prototype(address))
+            return self._binaries[noalias]
+
+
+def _ctype(t: object) -> type:
+    import llvmlite.ir as ir
+
+    llvm_t = abi_type(t)  # type: ignore[arg-type]
+    if isinstance(llvm_t, ir.PointerType):
+        return ctypes.c_void_p
+    if isinstance(llvm_t, ir.IntType):
+        return {
+            1: ctypes.c_bool,
+            8: ctypes.c_int8,
+            16: ctypes.c_int16,
+            32: ctypes.c_int32,
+            64: ctypes.c_int64,
+        }[llvm_t.width]
+    if isinstance(llvm_t, ir.DoubleType):
+        return ctypes.c_double
+    return ctypes.c_float
+
+
+_cache: dict[tuple[str, str | None, str | None, int], Kernel] = {}
+_cache_lock = threading.Lock()
+
+
+def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
+    source: str | ModuleOp,
+    *,
+    policy: str | None = None,
+    kernel: str | None = None,
+    opt: int = 3,
+    filename: str = "<string>",
+) -> Kernel:
+    """Compile blk IR (text or a module) to a `Kernel`.
+
+    `policy` overrides the module's `blk.policy`; `kernel` names the kernel when the module
+    has several. User errors raise `blkc.BlkcError` with located diagnostics.
+    """
+    text = source if isinstance(source, str) else str(source)
+    key = (hashlib.sha256(text.encode()).hexdigest(), policy, kernel, opt)
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+    module = parse(text, filename) if isinstance(source, str) else source.clone()
+    name = _pick_kernel(module, kernel)
+    strict, loops = lower(module, policy)
+    variants = {noalias: emit_module(module, noalias=noalias) for noalias in (True, False)}
+    compiled = Kernel(
+        name,
+        variants[True].kernels[name],
+        variants,
+        {"loose": text, "strict": strict, "loops": loops, "llvm": variants[True].llvm_ir},
+        opt,
+    )
+    with _cache_lock:
+        _cache[key] = compiled
+    return compiled
+
+
+def _pick_kernel(module: ModuleOp, name: str | None) -> str:
+    kernels = [
+        op.sym_name.data
+        for op in module.walk()
+        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes
+    ]
+    if name is not None:
+        if name not in kernels:
+            raise error_at(module, f"no kernel '{name}' (kernels: {', '.join(kernels) or 'none'})")
+        return name
+    if len(kernels) != 1:
+        raise error_at(
+            module,
+            "the module has "
+            + (f"several kernels ({', '.join(kernels)}): name one" if kernels else "no kernel")
+            + " (a kernel is a func.func with the blk.kernel attribute)",
+        )
+    return kernels[0]
+
+
+__all__ = ["Kernel", "compile"]

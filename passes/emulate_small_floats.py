@@ -1,0 +1,80 @@
+"""`emulate-small-floats`: float16 and bfloat16 arithmetic computed in float32.
+
+Each `arith`/`math` op on f16 or bf16 values becomes the same op on f32 operands
+(`arith.extf`), rounded back to the small type after it (`arith.truncf`): per-op
+rounding, as docs/semantics.md specifies and as ml_dtypes computes. The code generator
+implements the conversions exactly (round to nearest even, NaN kept) without library
+calls. The fp8 types are refused here for now, with a located error.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp, f32
+from xdsl.ir import Attribute, Operation
+from xdsl.passes import ModulePass
+
+from blkc import dtypes
+from blkc.diagnostics import error_at
+
+_KEEP = (arith.ExtFOp, arith.TruncFOp, arith.ConstantOp, arith.SelectOp, arith.BitcastOp)
+_SMALL = (Float16Type, BFloat16Type)
+
+
+def _small(t: Attribute) -> bool:
+    return isinstance(t, _SMALL)
+
+
+@dataclass(frozen=True)
+class EmulateSmallFloatsPass(ModulePass):
+    """Compute f16/bf16 arith and math ops in f32, rounding after each op."""
+
+    name = "emulate-small-floats"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for nested in list(op.walk()):
+            types = [v.type for v in (*nested.operands, *nested.results)]
+            if any(dtypes.is_dtype_type(t) and dtypes.from_xdsl(t).is_fp8 for t in types):
+                raise error_at(
+                    nested,
+                    "fp8 arithmetic is not supported by the CPU backend yet; cast to f16 or f32",
+                )
+            if not isinstance(nested, _KEEP) and nested.dialect_name() in ("arith", "math"):
+                if any(_small(t) for t in types):
+                    _widen(nested)
+
+
+def _widen(op: Operation) -> None:
+    block = op.parent_block()
+    assert block is not None
+    operands = []
+    for value in op.operands:
+        if _small(value.type):
+            ext = arith.ExtFOp(value, f32)
+            ext.location = op.location
+            block.insert_op_before(ext, op)
+            operands.append(ext.result)
+        else:
+            operands.append(value)
+    result_types = [f32 if _small(r.type) else r.type for r in op.results]
+    wide = op.create(
+        operands=operands,
+        result_types=result_types,
+        properties=dict(op.properties),
+        attributes=dict(op.attributes),
+    )
+    wide.location = op.location
+    block.insert_op_before(wide, op)
+    for old, new in zip(op.results, wide.results, strict=True):
+        replacement = new
+        if _small(old.type):
+            trunc = arith.TruncFOp(new, old.type)
+            trunc.location = op.location
+            block.insert_op_before(trunc, op)
+            replacement = trunc.result
+        old.replace_all_uses_with(replacement)
+    op.detach()
+    op.erase()

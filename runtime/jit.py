@@ -1,0 +1,115 @@
+"""LLVM IR text to native code in this process, through llvmlite's MCJIT.
+
+One target machine per engine (an engine owns it), the host CPU's name and features, the
+new pass manager at O3 with the loop and SLP vectorizers on. Before code is handed to the
+engine, every external symbol it calls must resolve in this process: MCJIT does not report
+a missing one, and calling it would crash the process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from dataclasses import dataclass
+from functools import cache
+
+import llvmlite.binding as llvm
+
+_lock = threading.Lock()
+
+
+@cache
+def _initialize() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    llvm.initialize_native_asmparser()
+
+
+def host_triple() -> str:
+    _initialize()
+    return llvm.get_process_triple()
+
+
+def _target_machine(opt: int) -> llvm.TargetMachine:
+    _initialize()
+    target = llvm.Target.from_triple(llvm.get_process_triple())
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=opt,
+        reloc="default",
+        codemodel="jitdefault",
+    )
+
+
+def optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, opt: int) -> None:
+    """Run LLVM's O`opt` pipeline with loop and SLP vectorization."""
+    tuning = llvm.create_pipeline_tuning_options(speed_level=opt)
+    tuning.loop_vectorization = opt >= 2
+    tuning.slp_vectorization = opt >= 2
+    tuning.loop_unrolling = opt >= 2
+    builder = llvm.create_pass_builder(tm, tuning)
+    builder.getModulePassManager().run(module, builder)
+
+
+class UnresolvedSymbolError(RuntimeError):
+    """Generated code calls a function that exists neither in it nor in this process."""
+
+
+@dataclass
+class CompiledModule:
+    """A module JIT-compiled into this process; keep it alive while its code runs."""
+
+    engine: llvm.ExecutionEngine
+    llvm_ir: str
+    """The optimized LLVM IR."""
+
+    def address(self, name: str) -> int:
+        address = self.engine.get_function_address(name)
+        if not address:
+            raise KeyError(f"no function '{name}' in the compiled module")
+        return address
+
+    def assembly(self) -> str:
+        tm = _target_machine(3)
+        return tm.emit_assembly(llvm.parse_assembly(self.llvm_ir))
+
+
+def _check_symbols(module: llvm.ModuleRef) -> None:
+    missing = []
+    for function in module.functions:
+        if function.is_declaration and not function.name.startswith("llvm."):
+            if not llvm.address_of_symbol(function.name):
+                missing.append(function.name)
+    if missing:
+        raise UnresolvedSymbolError(
+            "generated code calls functions this process does not have: " + ", ".join(missing)
+        )
+
+
+def compile_ir(llvm_ir: str, opt: int = 3) -> CompiledModule:
+    """Parse, optimize and JIT-compile LLVM IR text."""
+    with _lock:
+        _initialize()
+        module = llvm.parse_assembly(llvm_ir)
+        module.verify()
+        tm = _target_machine(opt)
+        module.triple = tm.triple
+        module.data_layout = str(tm.target_data)
+        if opt:
+            optimize(module, tm, opt)
+        _check_symbols(module)
+        engine = llvm.create_mcjit_compiler(module, tm)
+        engine.finalize_object()
+        engine.run_static_constructors()
+        return CompiledModule(engine, str(module))
+
+
+def load_libm() -> None:
+    """Make the C math library's symbols visible to generated code."""
+    for name in ("libm.so.6", "libm.so"):
+        try:
+            ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+            return
+        except OSError:
+            continue

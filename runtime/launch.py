@@ -1,0 +1,197 @@
+"""Launching compiled kernels on NumPy arrays: `kernel[grid](*args)`.
+
+Arrays (and anything with `__array_interface__` or DLPack) become pointers after a check
+that their dtype is the pointee type; Python numbers become scalars of the parameter's
+type. The grid (1 to 3 axes) is split into one chunk of consecutive program ids per core,
+each run by a worker thread through ctypes, which releases the GIL during the call. A
+failed `blk.assert` raises `AssertionError` after the launch; the process never dies.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy
+from xdsl.dialects.builtin import IntegerType, Signedness
+from xdsl.ir import Attribute
+
+from blkc import dtypes
+from blkc.dialects.types import PtrType
+
+Grid = tuple[int, ...] | Callable[[dict[str, Any]], tuple[int, ...]]
+
+_CTYPES = {
+    "bool": ctypes.c_bool,
+    "int8": ctypes.c_int8,
+    "int16": ctypes.c_int16,
+    "int32": ctypes.c_int32,
+    "int64": ctypes.c_int64,
+    "uint8": ctypes.c_uint8,
+    "uint16": ctypes.c_uint16,
+    "uint32": ctypes.c_uint32,
+    "uint64": ctypes.c_uint64,
+    "float16": ctypes.c_float,
+    "bfloat16": ctypes.c_float,
+    "float32": ctypes.c_float,
+    "float64": ctypes.c_double,
+}
+
+
+# ------------------------------------------------------------------------------------
+# Assertions raised inside kernels
+# ------------------------------------------------------------------------------------
+
+_failures: list[str] = []
+_failures_lock = threading.Lock()
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_char_p)
+def _assert_fail(message: bytes) -> None:
+    with _failures_lock:
+        if len(_failures) < 16:
+            _failures.append(message.decode(errors="replace"))
+
+
+@cache
+def register_runtime_symbols() -> None:
+    """Symbols generated code may call besides libm: `blkc_assert_fail`."""
+    import llvmlite.binding as llvm
+
+    from blkc.runtime.jit import load_libm
+
+    load_libm()
+    llvm.add_symbol("blkc_assert_fail", ctypes.cast(_assert_fail, ctypes.c_void_p).value)
+
+
+# ------------------------------------------------------------------------------------
+# Arguments
+# ------------------------------------------------------------------------------------
+
+
+def _param_dtype(t: Attribute) -> dtypes.DType:
+    if isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNED:
+        return dtypes.dtype(f"int{t.width.data}")
+    return dtypes.from_xdsl(t)
+
+
+def as_array(value: object) -> numpy.ndarray | None:
+    """`value` as a NumPy array without copying, or None when it is not array-like."""
+    if isinstance(value, numpy.ndarray):
+        return value
+    if hasattr(value, "__array_interface__"):
+        return numpy.asarray(value)
+    if hasattr(value, "__dlpack__"):
+        return numpy.from_dlpack(value)
+    return None
+
+
+@dataclass
+class _Converted:
+    values: list[object]
+    arrays: list[numpy.ndarray]
+
+
+def convert_args(name: str, params: Sequence[Attribute], args: Sequence[object]) -> _Converted:
+    if len(args) != len(params):
+        raise TypeError(f"kernel '{name}' takes {len(params)} arguments, got {len(args)}")
+    values: list[object] = []
+    arrays: list[numpy.ndarray] = []
+    for index, (t, arg) in enumerate(zip(params, args, strict=True)):
+        where = f"argument {index} of kernel '{name}'"
+        if isinstance(t, PtrType):
+            array = as_array(arg)
+            if array is None:
+                raise TypeError(f"{where} is a pointer: pass an array, not {type(arg).__name__}")
+            want = dtypes.from_xdsl(t.pointee)
+            if array.dtype != want.numpy:
+                raise TypeError(f"{where} points to {want.name}, but the array holds {array.dtype}")
+            if not array.flags.c_contiguous and not array.flags.f_contiguous:
+                raise TypeError(f"{where} must be a contiguous array (use numpy.ascontiguousarray)")
+            arrays.append(array)
+            values.append(ctypes.c_void_p(array.ctypes.data))
+            continue
+        d = _param_dtype(t)
+        if isinstance(arg, numpy.generic):
+            arg = arg.item()
+        if not isinstance(arg, bool | int | float):
+            raise TypeError(
+                f"{where} is a {d.name} scalar: pass a number, not {type(arg).__name__}"
+            )
+        if d.is_int:
+            if isinstance(arg, float):
+                raise TypeError(f"{where} is {d.name}: pass an int, not the float {arg!r}")
+            lo, hi = d.int_range
+            if not lo <= int(arg) <= hi:
+                raise OverflowError(f"{where}: {arg} is out of range for {d.name} [{lo}, {hi}]")
+        values.append(_CTYPES[d.name](arg))
+    return _Converted(values, arrays)
+
+
+def no_overlap(arrays: Sequence[numpy.ndarray]) -> bool:
+    """True when no two arrays share bytes (then pointers may be marked noalias)."""
+    spans = []
+    for array in arrays:
+        low, high = numpy.lib.array_utils.byte_bounds(array)
+        spans.append((low, high))
+    spans.sort()
+    return all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
+
+
+# ------------------------------------------------------------------------------------
+# The grid
+# ------------------------------------------------------------------------------------
+
+
+def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
+    if callable(grid):
+        grid = grid(meta)
+    if isinstance(grid, int):
+        grid = (grid,)
+    grid = tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise ValueError(f"a grid has 1 to 3 axes, got {grid}")
+    if any(g < 0 for g in grid):
+        raise ValueError(f"grid sizes must not be negative, got {grid}")
+    if any(g >= 2**31 for g in grid):
+        raise ValueError(f"grid sizes must be below 2**31, got {grid}")
+    padded = (*grid, 1, 1)[:3]
+    return padded[0], padded[1], padded[2]
+
+
+@cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="blkc")
+
+
+def run_grid(
+    function: Callable[..., None], values: Sequence[object], grid: tuple[int, int, int]
+) -> None:
+    """Call the compiled launcher over every program of `grid`, one chunk per core."""
+    total = grid[0] * grid[1] * grid[2]
+    if total == 0:
+        return
+    workers = min(os.cpu_count() or 1, total)
+    bounds = [total * i // workers for i in range(workers + 1)]
+    with _failures_lock:
+        _failures.clear()
+    if workers == 1:
+        function(*values, 0, total, *grid)
+    else:
+        futures = [
+            _pool().submit(function, *values, bounds[i], bounds[i + 1], *grid)
+            for i in range(workers)
+            if bounds[i] < bounds[i + 1]
+        ]
+        for future in futures:
+            future.result()
+    with _failures_lock:
+        failed = list(_failures)
+    if failed:
+        raise AssertionError(failed[0])

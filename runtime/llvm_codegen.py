@@ -1,0 +1,783 @@
+"""Loop IR to LLVM IR text, through `llvmlite.ir`.
+
+The input is what `convert-blk-to-loops`, `lower-int-semantics` and
+`emulate-small-floats` leave: `func`, `scf`, `arith`, `math`, `memref` buffers and the
+scalar pointer ops of `blk` (`addptr`, `load`, `store`, atomics, program ids, `print`,
+`assert`) over signless integers and f16/f32/f64 (bf16 and fp8 arrive as integer storage
+with explicit conversions).
+
+Each kernel becomes an internal function taking its arguments and the program id and
+grid size, plus an exported launcher `<name>__grid(args..., i64 start, i64 end, i32 gx,
+i32 gy, i32 gz)` that runs the programs with linear ids in [start, end). Pointer
+arguments are marked `noalias` when the caller asks (the launcher checks the arrays do
+not overlap). Loads and stores index typed elements with GEPs, which LLVM's vectorizers
+understand; masked accesses branch around the access, which the loop vectorizer turns into
+masked vector loads and stores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import llvmlite.ir as ir
+from xdsl.dialects import arith, func, math, memref, scf
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from blkc.diagnostics import error_at
+from blkc.dialects import blk
+from blkc.dialects.types import PtrType
+
+GRID_PARAMS = ("pid_x", "pid_y", "pid_z", "nprog_x", "nprog_y", "nprog_z")
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+PTR = ir.PointerType()
+
+
+class CodegenError(Exception):
+    """Loop IR the code generator cannot translate (an internal error, located)."""
+
+
+def llvm_type(t: Attribute) -> ir.Type:
+    """The LLVM type of a loop-IR scalar type."""
+    if isinstance(t, IntegerType):
+        return ir.IntType(t.width.data)
+    if isinstance(t, IndexType):
+        return I64
+    if isinstance(t, Float32Type):
+        return ir.FloatType()
+    if isinstance(t, Float64Type):
+        return ir.DoubleType()
+    if isinstance(t, Float16Type):
+        return ir.HalfType()
+    if isinstance(t, BFloat16Type):
+        return ir.IntType(16)  # llvmlite has no bfloat type: i16 storage, see _emit_extf
+    if isinstance(t, PtrType):
+        return PTR
+    raise CodegenError(f"type {t} has no LLVM lowering")
+
+
+def abi_type(t: Attribute) -> ir.Type:
+    """How a kernel argument of type `t` is passed: small floats travel as f32."""
+    if isinstance(t, Float16Type | BFloat16Type):
+        return ir.FloatType()
+    return llvm_type(t)
+
+
+@dataclass
+class KernelSignature:
+    """What the launcher needs to call a compiled kernel."""
+
+    name: str
+    launcher: str
+    params: list[Attribute]
+    """The blk types of the kernel's arguments, in order."""
+
+
+@dataclass
+class EmittedModule:
+    llvm_ir: str
+    kernels: dict[str, KernelSignature] = field(default_factory=dict)
+
+
+def emit_module(module: ModuleOp, noalias: bool = False) -> EmittedModule:
+    """Translate every kernel of `module` (loop IR) to one LLVM module."""
+    llvm_module = ir.Module(name="blkc")
+    kernels: dict[str, KernelSignature] = {}
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and not op.is_declaration:
+            signature = _FunctionEmitter(llvm_module, op, noalias).emit()
+            kernels[signature.name] = signature
+    return EmittedModule(str(llvm_module), kernels)
+
+
+# ------------------------------------------------------------------------------------
+
+
+class _FunctionEmitter:
+    def __init__(self, module: ir.Module, function: func.FuncOp, noalias: bool):
+        self.module = module
+        self.function = function
+        self.noalias = noalias
+        self.values: dict[SSAValue, ir.Value] = {}
+        self.grid: dict[str, ir.Value] = {}
+        self._strings: dict[str, ir.GlobalVariable] = {}
+
+    # -- functions ---------------------------------------------------------------------
+
+    def emit(self) -> KernelSignature:
+        name = self.function.sym_name.data
+        params = list(self.function.function_type.inputs.data)
+        abi = [abi_type(t) for t in params]
+        kernel_type = ir.FunctionType(ir.VoidType(), [*abi, *([I32] * 6)])
+        kernel = ir.Function(self.module, kernel_type, name=f"{name}__kernel")
+        kernel.linkage = "internal"
+        kernel.attributes.add("alwaysinline")
+        for arg, t in zip(kernel.args[: len(params)], params, strict=True):
+            if isinstance(t, PtrType) and self.noalias:
+                arg.add_attribute("noalias")
+        entry = kernel.append_basic_block("entry")
+        self.allocas = ir.IRBuilder(entry)
+        body = kernel.append_basic_block("body")
+        self.allocas.branch(body)
+        self.allocas.position_before(entry.terminator)
+        builder = ir.IRBuilder(body)
+        block = self.function.body.blocks[0]
+        for arg, llvm_arg, t in zip(block.args, kernel.args[: len(params)], params, strict=True):
+            value: ir.Value = llvm_arg
+            if isinstance(t, BFloat16Type):
+                value = to_bfloat16(builder, llvm_arg)
+            elif llvm_type(t) != abi_type(t):
+                value = builder.fptrunc(llvm_arg, llvm_type(t))
+            self.values[arg] = value
+        for grid_name, llvm_arg in zip(GRID_PARAMS, kernel.args[len(params) :], strict=True):
+            self.grid[grid_name] = llvm_arg
+        self.builder = builder
+        self.emit_ops(block)
+        if not self.builder.block.is_terminated:
+            self.builder.ret_void()
+        launcher = self._emit_launcher(name, kernel, abi)
+        return KernelSignature(name, launcher, params)
+
+    def _emit_launcher(self, name: str, kernel: ir.Function, abi: Sequence[ir.Type]) -> str:
+        fn_type = ir.FunctionType(ir.VoidType(), [*abi, I64, I64, I32, I32, I32])
+        fn = ir.Function(self.module, fn_type, name=f"{name}__grid")
+        args = list(fn.args)
+        start, end, gx, gy, gz = args[len(abi) :]
+        entry = fn.append_basic_block("entry")
+        loop = fn.append_basic_block("loop")
+        done = fn.append_basic_block("done")
+        b = ir.IRBuilder(entry)
+        gx64, gy64 = b.sext(gx, I64), b.sext(gy, I64)
+        b.cbranch(b.icmp_signed("<", start, end), loop, done)
+        b = ir.IRBuilder(loop)
+        linear = b.phi(I64)
+        linear.add_incoming(start, entry)
+        x = b.trunc(b.srem(linear, gx64), I32)
+        rest = b.sdiv(linear, gx64)
+        y = b.trunc(b.srem(rest, gy64), I32)
+        z = b.trunc(b.sdiv(rest, gy64), I32)
+        b.call(kernel, [*args[: len(abi)], x, y, z, gx, gy, gz])
+        following = b.add(linear, ir.Constant(I64, 1))
+        linear.add_incoming(following, loop)
+        b.cbranch(b.icmp_signed("<", following, end), loop, done)
+        ir.IRBuilder(done).ret_void()
+        return fn.name
+
+    # -- blocks and control flow -------------------------------------------------------
+
+    def emit_ops(self, block: Block) -> None:
+        for op in block.ops:
+            handler = _HANDLERS.get(type(op))
+            if handler is None:
+                raise error_at(op, f"the CPU code generator cannot translate '{op.name}'")
+            handler(self, op)
+
+    def get(self, value: SSAValue) -> ir.Value:
+        return self.values[value]
+
+    def set(self, op: Operation, value: ir.Value) -> None:
+        self.values[op.results[0]] = value
+
+    def emit_for(self, op: scf.ForOp) -> None:
+        b = self.builder
+        lb, ub, step = self.get(op.lb), self.get(op.ub), self.get(op.step)
+        inits = [self.get(v) for v in op.iter_args]
+        pre = b.block
+        fn = b.function
+        header = fn.append_basic_block("for.header")
+        body = fn.append_basic_block("for.body")
+        exit_ = fn.append_basic_block("for.exit")
+        b.branch(header)
+        b.position_at_end(header)
+        iv = b.phi(lb.type)
+        iv.add_incoming(lb, pre)
+        carried = []
+        for init in inits:
+            phi = b.phi(init.type)
+            phi.add_incoming(init, pre)
+            carried.append(phi)
+        b.cbranch(b.icmp_signed("<", iv, ub), body, exit_)
+        b.position_at_end(body)
+        block = op.body.blocks[0]
+        self.values[block.args[0]] = iv
+        for arg, phi in zip(block.args[1:], carried, strict=True):
+            self.values[arg] = phi
+        self.emit_ops(block)
+        yield_op = block.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        latch = self.builder.block
+        following = self.builder.add(iv, step)
+        iv.add_incoming(following, latch)
+        for phi, value in zip(carried, yield_op.operands, strict=True):
+            phi.add_incoming(self.get(value), latch)
+        self.builder.branch(header)
+        self.builder.position_at_end(exit_)
+        for result, phi in zip(op.results, carried, strict=True):
+            self.values[result] = phi
+
+    def emit_if(self, op: scf.IfOp) -> None:
+        b = self.builder
+        fn = b.function
+        then_bb = fn.append_basic_block("if.then")
+        else_bb = fn.append_basic_block("if.else")
+        merge = fn.append_basic_block("if.end")
+        b.cbranch(self.get(op.cond), then_bb, else_bb)
+        incoming = []
+        for region, bb in ((op.true_region, then_bb), (op.false_region, else_bb)):
+            self.builder.position_at_end(bb)
+            yielded: list[ir.Value] = []
+            if region.blocks:
+                block = region.blocks[0]
+                self.emit_ops(block)
+                last = block.last_op
+                if isinstance(last, scf.YieldOp):
+                    yielded = [self.get(v) for v in last.operands]
+            incoming.append((yielded, self.builder.block))
+            self.builder.branch(merge)
+        self.builder.position_at_end(merge)
+        for index, result in enumerate(op.results):
+            phi = self.builder.phi(llvm_type(result.type))
+            for yielded, bb in incoming:
+                phi.add_incoming(yielded[index], bb)
+            self.values[result] = phi
+
+    def emit_while(self, op: scf.WhileOp) -> None:
+        b = self.builder
+        fn = b.function
+        pre = b.block
+        before_bb = fn.append_basic_block("while.before")
+        after_bb = fn.append_basic_block("while.after")
+        exit_bb = fn.append_basic_block("while.exit")
+        b.branch(before_bb)
+        b.position_at_end(before_bb)
+        before = op.before_region.blocks[0]
+        phis = []
+        for arg, init in zip(before.args, op.arguments, strict=True):
+            phi = b.phi(llvm_type(arg.type))
+            phi.add_incoming(self.get(init), pre)
+            self.values[arg] = phi
+            phis.append(phi)
+        self.emit_ops(before)
+        condition = before.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        passed = [self.get(v) for v in condition.arguments]
+        self.builder.cbranch(self.get(condition.condition), after_bb, exit_bb)
+        self.builder.position_at_end(after_bb)
+        after = op.after_region.blocks[0]
+        for arg, value in zip(after.args, passed, strict=True):
+            self.values[arg] = value
+        self.emit_ops(after)
+        yield_op = after.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        latch = self.builder.block
+        for phi, value in zip(phis, yield_op.operands, strict=True):
+            phi.add_incoming(self.get(value), latch)
+        self.builder.branch(before_bb)
+        self.builder.position_at_end(exit_bb)
+        for result, value in zip(op.results, passed, strict=True):
+            self.values[result] = value
+
+    # -- memory ------------------------------------------------------------------------
+
+    def emit_alloca(self, op: memref.AllocaOp) -> None:
+        t = op.memref.type
+        assert isinstance(t, MemRefType)
+        count = 1
+        for d in t.get_shape():
+            count *= d
+        slot = self.allocas.alloca(ir.ArrayType(llvm_type(t.element_type), count))
+        slot.align = 64
+        self.set(op, slot)
+
+    def _buffer_address(self, ref: SSAValue, indices: Sequence[SSAValue]) -> ir.Value:
+        t = ref.type
+        assert isinstance(t, MemRefType)
+        shape = t.get_shape()
+        b = self.builder
+        linear: ir.Value = ir.Constant(I64, 0)
+        for size, index in zip(shape, indices, strict=True):
+            linear = b.add(b.mul(linear, ir.Constant(I64, size)), self.get(index))
+        count = 1
+        for d in shape:
+            count *= d
+        array = ir.ArrayType(llvm_type(t.element_type), count)
+        return b.gep(
+            self.get(ref), [ir.Constant(I64, 0), linear], inbounds=True, source_etype=array
+        )
+
+    def emit_memref_load(self, op: memref.LoadOp) -> None:
+        address = self._buffer_address(op.memref, op.indices)
+        self.set(op, self.builder.load(address, typ=llvm_type(op.res.type)))
+
+    def emit_memref_store(self, op: memref.StoreOp) -> None:
+        address = self._buffer_address(op.memref, op.indices)
+        self.builder.store(self.get(op.value), address)
+
+    def _pointee(self, ptr: SSAValue) -> ir.Type:
+        t = ptr.type
+        assert isinstance(t, PtrType)
+        return llvm_type(t.pointee)
+
+    def emit_addptr(self, op: blk.AddPtrOp) -> None:
+        b = self.builder
+        offset = self.get(op.offset)
+        if offset.type != I64:
+            offset = b.sext(offset, I64)
+        self.set(
+            op,
+            b.gep(self.get(op.ptr), [offset], inbounds=False, source_etype=self._pointee(op.ptr)),
+        )
+
+    def _guarded(self, mask: ir.Value, emit: Callable[[], ir.Value | None]) -> ir.Value | None:
+        b = self.builder
+        fn = b.function
+        start = b.block
+        taken = fn.append_basic_block("masked.do")
+        merge = fn.append_basic_block("masked.end")
+        b.cbranch(mask, taken, merge)
+        b.position_at_end(taken)
+        value = emit()
+        taken_end = b.block
+        b.branch(merge)
+        b.position_at_end(merge)
+        if value is None:
+            return None
+        phi = b.phi(value.type)
+        phi.add_incoming(value, taken_end)
+        phi.add_incoming(ir.Constant(value.type, None), start)
+        return phi
+
+    def emit_load(self, op: blk.LoadOp) -> None:
+        b = self.builder
+        element = self._pointee(op.ptr)
+        ptr = self.get(op.ptr)
+        if op.mask is None:
+            self.set(op, b.load(ptr, typ=element))
+            return
+        mask = self.get(op.mask)
+        loaded = self._guarded(mask, lambda: b.load(ptr, typ=element))
+        assert loaded is not None
+        other = self.get(op.other) if op.other is not None else ir.Constant(element, None)
+        self.set(op, b.select(mask, loaded, other))
+
+    def emit_store(self, op: blk.StoreOp) -> None:
+        b = self.builder
+        ptr, value = self.get(op.ptr), self.get(op.value)
+
+        def store() -> None:
+            b.store(value, ptr)
+
+        if op.mask is None:
+            store()
+            return
+        self._guarded(self.get(op.mask), store)
+
+    def emit_atomic_rmw(self, op: blk.AtomicRMWOp) -> None:
+        b = self.builder
+        element = self._pointee(op.ptr)
+        is_float = isinstance(element, ir.FloatType | ir.DoubleType | ir.HalfType)
+        kind = op.kind.data.value
+        names = {
+            "add": "fadd" if is_float else "add",
+            "max": "fmax" if is_float else "max",
+            "min": "fmin" if is_float else "min",
+            "umax": "umax",
+            "umin": "umin",
+            "and": "and",
+            "or": "or",
+            "xor": "xor",
+            "xchg": "xchg",
+        }
+        ptr, value = self.get(op.ptr), self.get(op.value)
+
+        def rmw() -> ir.Value:
+            return b.atomic_rmw(names[kind], ptr, value, "acq_rel")
+
+        if op.mask is None:
+            self.set(op, rmw())
+            return
+        result = self._guarded(self.get(op.mask), rmw)
+        assert result is not None
+        self.set(op, result)
+
+    def emit_atomic_cas(self, op: blk.AtomicCASOp) -> None:
+        b = self.builder
+        pair = b.cmpxchg(
+            self.get(op.ptr), self.get(op.cmp), self.get(op.value), "acq_rel", "acquire"
+        )
+        self.set(op, b.extract_value(pair, 0))
+
+    # -- debugging ---------------------------------------------------------------------
+
+    def _string(self, text: str) -> ir.Value:
+        if text not in self._strings:
+            data = bytearray(text.encode() + b"\0")
+            constant = ir.Constant(ir.ArrayType(I8, len(data)), data)
+            variable = ir.GlobalVariable(
+                self.module, constant.type, name=f".str{len(self.module.globals)}"
+            )
+            variable.linkage = "internal"
+            variable.global_constant = True
+            variable.initializer = constant
+            self._strings[text] = variable
+        return self._strings[text].bitcast(PTR)
+
+    def _function(
+        self, name: str, result: ir.Type, args: Sequence[ir.Type], var_arg: bool = False
+    ) -> ir.Function:
+        existing = self.module.globals.get(name)
+        if isinstance(existing, ir.Function):
+            return existing
+        return ir.Function(self.module, ir.FunctionType(result, args, var_arg=var_arg), name=name)
+
+    def emit_print(self, op: blk.PrintOp) -> None:
+        b = self.builder
+        pieces, values = [op.prefix.data.replace("%", "%%")], []
+        for arg in op.args:
+            value = self.get(arg)
+            if isinstance(value.type, ir.IntType):
+                if value.type.width < 64:
+                    value = b.sext(value, I64) if value.type.width > 1 else b.zext(value, I64)
+                pieces.append(" %lld")
+            elif isinstance(value.type, ir.PointerType):
+                pieces.append(" %p")
+            else:
+                value = b.fpext(value, ir.DoubleType()) if value.type != ir.DoubleType() else value
+                pieces.append(" %g")
+            values.append(value)
+        printf = self._function("printf", I32, [PTR], var_arg=True)
+        b.call(printf, [self._string("".join(pieces) + "\n"), *values])
+
+    def emit_assert(self, op: blk.AssertOp) -> None:
+        b = self.builder
+        from blkc.diagnostics import op_location
+
+        where = op_location(op)
+        text = f"{where.file}:{where.line}:{where.col}: " if where else ""
+        fail = self._function("blkc_assert_fail", ir.VoidType(), [PTR])
+        message = self._string(text + op.message.data)
+        ok = self.get(op.cond)
+        fn = b.function
+        bad = fn.append_basic_block("assert.fail")
+        good = fn.append_basic_block("assert.ok")
+        b.cbranch(ok, good, bad)
+        b.position_at_end(bad)
+        b.call(fail, [message])
+        b.branch(good)
+        b.position_at_end(good)
+
+    # -- scalars -----------------------------------------------------------------------
+
+    def emit_constant(self, op: arith.ConstantOp) -> None:
+        value = op.value
+        t = llvm_type(op.result.type)
+        if isinstance(value, IntegerAttr):
+            self.set(op, ir.Constant(t, value.value.data))
+        elif isinstance(value, FloatAttr) and isinstance(value.type, BFloat16Type):
+            import ml_dtypes
+            import numpy
+
+            bits = numpy.array(value.value.data, dtype=ml_dtypes.bfloat16).view(numpy.uint16)
+            self.set(op, ir.Constant(t, int(bits)))
+        elif isinstance(value, FloatAttr):
+            self.set(op, ir.Constant(t, value.value.data))
+        else:
+            raise error_at(op, f"constant {value} has no LLVM lowering")
+
+    def intrinsic(
+        self,
+        name: str,
+        t: ir.Type,
+        args: Sequence[ir.Value],
+        types: Sequence[ir.Type] | None = None,
+    ) -> ir.Value:
+        suffix = ".".join(_type_suffix(x) for x in (types or [t]))
+        fn = self._function(f"{name}.{suffix}", t, [a.type for a in args])
+        return self.builder.call(fn, list(args))
+
+
+def _type_suffix(t: ir.Type) -> str:
+    if isinstance(t, ir.IntType):
+        return f"i{t.width}"
+    return {"float": "f32", "double": "f64", "half": "f16", "bfloat": "bf16"}[str(t)]
+
+
+# ------------------------------------------------------------------------------------
+# The op table
+# ------------------------------------------------------------------------------------
+
+
+def _binary(method: str) -> Callable[[_FunctionEmitter, Operation], None]:
+    def emit(e: _FunctionEmitter, op: Operation) -> None:
+        a, b = (e.get(v) for v in op.operands)
+        e.set(op, getattr(e.builder, method)(a, b))
+
+    return emit
+
+
+def _cast(method: str) -> Callable[[_FunctionEmitter, Operation], None]:
+    def emit(e: _FunctionEmitter, op: Operation) -> None:
+        e.set(op, getattr(e.builder, method)(e.get(op.operands[0]), llvm_type(op.results[0].type)))
+
+    return emit
+
+
+def _intrinsic(name: str, arity: int = 1) -> Callable[[_FunctionEmitter, Operation], None]:
+    def emit(e: _FunctionEmitter, op: Operation) -> None:
+        args = [e.get(v) for v in op.operands[:arity]]
+        e.set(op, e.intrinsic(name, llvm_type(op.results[0].type), args))
+
+    return emit
+
+
+def _libm(name: str) -> Callable[[_FunctionEmitter, Operation], None]:
+    def emit(e: _FunctionEmitter, op: Operation) -> None:
+        (a,) = (e.get(v) for v in op.operands)
+        if a.type == ir.DoubleType():
+            fn = e._function(name, a.type, [a.type])
+            e.set(op, e.builder.call(fn, [a]))
+            return
+        wide = e.builder.fpext(a, ir.FloatType()) if a.type != ir.FloatType() else a
+        fn = e._function(name + "f", ir.FloatType(), [ir.FloatType()])
+        result = e.builder.call(fn, [wide])
+        e.set(op, e.builder.fptrunc(result, a.type) if a.type != ir.FloatType() else result)
+
+    return emit
+
+
+_CMPI = {
+    "eq": "==",
+    "ne": "!=",
+    "slt": "<",
+    "sle": "<=",
+    "sgt": ">",
+    "sge": ">=",
+    "ult": "<",
+    "ule": "<=",
+    "ugt": ">",
+    "uge": ">=",
+}
+_CMPF = {"oeq": "==", "une": "!=", "olt": "<", "ole": "<=", "ogt": ">", "oge": ">="}
+
+
+def _emit_cmpi(e: _FunctionEmitter, op: arith.CmpiOp) -> None:
+    predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+    a, b = e.get(op.lhs), e.get(op.rhs)
+    if predicate.startswith("u"):
+        e.set(op, e.builder.icmp_unsigned(_CMPI[predicate], a, b))
+    else:
+        e.set(op, e.builder.icmp_signed(_CMPI[predicate], a, b))
+
+
+def _emit_cmpf(e: _FunctionEmitter, op: arith.CmpfOp) -> None:
+    predicate = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+    a, b = e.get(op.lhs), e.get(op.rhs)
+    if predicate.startswith("u"):
+        e.set(op, e.builder.fcmp_unordered(_CMPF[predicate], a, b))
+    else:
+        e.set(op, e.builder.fcmp_ordered(_CMPF[predicate], a, b))
+
+
+def _emit_select(e: _FunctionEmitter, op: arith.SelectOp) -> None:
+    e.set(op, e.builder.select(e.get(op.cond), e.get(op.lhs), e.get(op.rhs)))
+
+
+def _emit_index_cast(e: _FunctionEmitter, op: arith.IndexCastOp) -> None:
+    value, target = e.get(op.input), llvm_type(op.result.type)
+    if value.type.width == target.width:
+        e.set(op, value)
+    elif value.type.width < target.width:
+        e.set(op, e.builder.sext(value, target))
+    else:
+        e.set(op, e.builder.trunc(value, target))
+
+
+def _emit_fp_to_int(signed: bool) -> Callable[[_FunctionEmitter, Operation], None]:
+    def emit(e: _FunctionEmitter, op: Operation) -> None:
+        value = e.get(op.operands[0])
+        target = llvm_type(op.results[0].type)
+        name = "llvm.fptosi.sat" if signed else "llvm.fptoui.sat"
+        e.set(op, e.intrinsic(name, target, [value], [target, value.type]))
+
+    return emit
+
+
+def _emit_truncf(e: _FunctionEmitter, op: arith.TruncFOp) -> None:
+    """fptrunc, except to bfloat16, which is rounded here (round to nearest even, NaN
+    kept): LLVM would call a library function that this process may not have."""
+    value, target = e.get(op.operands[0]), llvm_type(op.results[0].type)
+    if not isinstance(op.results[0].type, BFloat16Type):
+        e.set(op, e.builder.fptrunc(value, target))
+        return
+    e.set(op, to_bfloat16(e.builder, value))
+
+
+def to_bfloat16(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """The bfloat16 bits (i16) nearest to a float value: round to nearest even, NaN kept."""
+    if value.type != ir.FloatType():
+        value = b.fptrunc(value, ir.FloatType())
+    bits = b.bitcast(value, I32)
+    lsb = b.and_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
+    rounded = b.lshr(b.add(b.add(bits, ir.Constant(I32, 0x7FFF)), lsb), ir.Constant(I32, 16))
+    quiet_nan = b.or_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 0x40))
+    is_nan = b.fcmp_unordered("uno", value, value)
+    return b.trunc(b.select(is_nan, quiet_nan, rounded), ir.IntType(16))
+
+
+def _emit_extf(e: _FunctionEmitter, op: arith.ExtFOp) -> None:
+    """fpext; bfloat16 (i16 storage) widens by placing its bits on top of a float32."""
+    value, target = e.get(op.operands[0]), llvm_type(op.results[0].type)
+    if not isinstance(op.operands[0].type, BFloat16Type):
+        e.set(op, e.builder.fpext(value, target))
+        return
+    b = e.builder
+    wide = b.bitcast(b.shl(b.zext(value, I32), ir.Constant(I32, 16)), ir.FloatType())
+    e.set(op, wide if target == ir.FloatType() else b.fpext(wide, target))
+
+
+def _emit_negf(e: _FunctionEmitter, op: arith.NegfOp) -> None:
+    e.set(op, e.builder.fneg(e.get(op.operand)))
+
+
+def _emit_rsqrt(e: _FunctionEmitter, op: math.RsqrtOp) -> None:
+    a = e.get(op.operand)
+    root = e.intrinsic("llvm.sqrt", a.type, [a])
+    e.set(op, e.builder.fdiv(ir.Constant(a.type, 1.0), root))
+
+
+def _emit_absi(e: _FunctionEmitter, op: math.AbsIOp) -> None:
+    a = e.get(op.operand)
+    e.set(op, e.intrinsic("llvm.abs", a.type, [a, ir.Constant(I1, 0)], [a.type]))
+
+
+def _emit_fma(e: _FunctionEmitter, op: math.FmaOp) -> None:
+    a, b, c = (e.get(v) for v in op.operands)
+    e.set(op, e.intrinsic("llvm.fma", a.type, [a, b, c]))
+
+
+def _emit_bitcast(e: _FunctionEmitter, op: arith.BitcastOp) -> None:
+    e.set(op, e.builder.bitcast(e.get(op.operands[0]), llvm_type(op.results[0].type)))
+
+
+def _emit_float_mod(e: _FunctionEmitter, op: blk.ModOp) -> None:
+    a, b = (e.get(v) for v in op.operands)
+    e.set(op, e.builder.frem(a, b))
+
+
+def _emit_program(grid_name: str) -> Callable[[_FunctionEmitter, Operation], None]:
+    def emit(e: _FunctionEmitter, op: Operation) -> None:
+        axis = op.properties["axis"].value.data  # type: ignore[attr-defined]
+        e.set(op, e.grid[f"{grid_name}_{'xyz'[axis]}"])
+
+    return emit
+
+
+def _emit_ptr_cast(e: _FunctionEmitter, op: blk.CastOp) -> None:
+    e.set(op, e.get(op.src))
+
+
+def _emit_ptr_cmp(e: _FunctionEmitter, op: blk.CmpOp) -> None:
+    ops = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+    a, b = e.get(op.lhs), e.get(op.rhs)
+    a64, b64 = e.builder.ptrtoint(a, I64), e.builder.ptrtoint(b, I64)
+    e.set(op, e.builder.icmp_unsigned(ops[op.predicate.data.value], a64, b64))
+
+
+def _emit_return(e: _FunctionEmitter, op: func.ReturnOp) -> None:
+    e.builder.ret_void()
+
+
+def _nothing(e: _FunctionEmitter, op: Operation) -> None:
+    """Terminators handled by their parent op."""
+
+
+_HANDLERS: dict[type[Operation], Callable[[_FunctionEmitter, Operation], None]] = {
+    arith.ConstantOp: _FunctionEmitter.emit_constant,
+    arith.AddiOp: _binary("add"),
+    arith.SubiOp: _binary("sub"),
+    arith.MuliOp: _binary("mul"),
+    arith.DivSIOp: _binary("sdiv"),
+    arith.DivUIOp: _binary("udiv"),
+    arith.RemSIOp: _binary("srem"),
+    arith.RemUIOp: _binary("urem"),
+    arith.AndIOp: _binary("and_"),
+    arith.OrIOp: _binary("or_"),
+    arith.XOrIOp: _binary("xor"),
+    arith.ShLIOp: _binary("shl"),
+    arith.ShRSIOp: _binary("ashr"),
+    arith.ShRUIOp: _binary("lshr"),
+    arith.AddfOp: _binary("fadd"),
+    arith.SubfOp: _binary("fsub"),
+    arith.MulfOp: _binary("fmul"),
+    arith.DivfOp: _binary("fdiv"),
+    arith.NegfOp: _emit_negf,
+    arith.MaxSIOp: _intrinsic("llvm.smax", 2),
+    arith.MinSIOp: _intrinsic("llvm.smin", 2),
+    arith.MaxUIOp: _intrinsic("llvm.umax", 2),
+    arith.MinUIOp: _intrinsic("llvm.umin", 2),
+    arith.MaximumfOp: _intrinsic("llvm.maximum", 2),
+    arith.MinimumfOp: _intrinsic("llvm.minimum", 2),
+    arith.CmpiOp: _emit_cmpi,
+    arith.CmpfOp: _emit_cmpf,
+    arith.SelectOp: _emit_select,
+    arith.IndexCastOp: _emit_index_cast,
+    arith.ExtSIOp: _cast("sext"),
+    arith.ExtUIOp: _cast("zext"),
+    arith.TruncIOp: _cast("trunc"),
+    arith.SIToFPOp: _cast("sitofp"),
+    arith.UIToFPOp: _cast("uitofp"),
+    arith.ExtFOp: _emit_extf,
+    arith.TruncFOp: _emit_truncf,
+    arith.FPToSIOp: _emit_fp_to_int(True),
+    arith.FPToUIOp: _emit_fp_to_int(False),
+    arith.BitcastOp: _emit_bitcast,
+    math.ExpOp: _intrinsic("llvm.exp"),
+    math.Exp2Op: _intrinsic("llvm.exp2"),
+    math.LogOp: _intrinsic("llvm.log"),
+    math.Log2Op: _intrinsic("llvm.log2"),
+    math.SqrtOp: _intrinsic("llvm.sqrt"),
+    math.RsqrtOp: _emit_rsqrt,
+    math.SinOp: _intrinsic("llvm.sin"),
+    math.CosOp: _intrinsic("llvm.cos"),
+    math.TanhOp: _libm("tanh"),
+    math.ErfOp: _libm("erf"),
+    math.FloorOp: _intrinsic("llvm.floor"),
+    math.CeilOp: _intrinsic("llvm.ceil"),
+    math.TruncOp: _intrinsic("llvm.trunc"),
+    math.AbsFOp: _intrinsic("llvm.fabs"),
+    math.AbsIOp: _emit_absi,
+    math.FmaOp: _emit_fma,
+    memref.AllocaOp: _FunctionEmitter.emit_alloca,
+    memref.LoadOp: _FunctionEmitter.emit_memref_load,
+    memref.StoreOp: _FunctionEmitter.emit_memref_store,
+    scf.ForOp: _FunctionEmitter.emit_for,
+    scf.IfOp: _FunctionEmitter.emit_if,
+    scf.WhileOp: _FunctionEmitter.emit_while,
+    scf.YieldOp: _nothing,
+    scf.ConditionOp: _nothing,
+    func.ReturnOp: _emit_return,
+    blk.ProgramIdOp: _emit_program("pid"),
+    blk.NumProgramsOp: _emit_program("nprog"),
+    blk.AddPtrOp: _FunctionEmitter.emit_addptr,
+    blk.LoadOp: _FunctionEmitter.emit_load,
+    blk.StoreOp: _FunctionEmitter.emit_store,
+    blk.AtomicRMWOp: _FunctionEmitter.emit_atomic_rmw,
+    blk.AtomicCASOp: _FunctionEmitter.emit_atomic_cas,
+    blk.PrintOp: _FunctionEmitter.emit_print,
+    blk.AssertOp: _FunctionEmitter.emit_assert,
+    blk.ModOp: _emit_float_mod,
+    blk.CastOp: _emit_ptr_cast,
+    blk.CmpOp: _emit_ptr_cmp,
+}

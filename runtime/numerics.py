@@ -1,0 +1,389 @@
+"""The value rules of `docs/semantics.md`, on NumPy arrays.
+
+This is the one Python implementation of what blk ops compute: the reference interpreter
+runs on it, and anything else that needs blk arithmetic in Python (a constant folder, a
+test's expected values) can share it instead of re-deriving a rule.
+
+Arrays are held in their dtype's *storage* NumPy dtype (`DType.numpy`: ``bool``,
+``int32``, ``ml_dtypes.bfloat16``, ...); a scalar is a 0-d array. Every function here
+takes storage arrays and returns storage arrays. Internally a dtype computes in its
+*compute* dtype (`compute_dtype`): bool as uint8, so that arithmetic wraps modulo 2 like
+any 1-bit integer; bfloat16 and the fp8 types in float32, rounded back after each op;
+every other dtype as itself (NumPy's float16 arithmetic already rounds after each op).
+
+Conversions to the small float formats round once, correctly: NumPy and ml_dtypes
+convert float64 and 32- or 64-bit integers to bfloat16 through float32, rounding twice
+(``float64(1 + 2**-8 + 2**-30)`` becomes ``1.0`` instead of ``1.0078125``), so values
+first round *to odd* in float32, which makes the final rounding exact.
+
+>>> import numpy as np
+>>> from blkc import dtypes
+>>> floordiv(dtypes.int32, np.asarray(-7, np.int32), np.asarray(2, np.int32), "trunc")
+array(-3, dtype=int32)
+>>> convert(np.asarray(1e10), dtypes.float64, dtypes.int32)
+array(2147483647, dtype=int32)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any, Literal, TypeAlias
+
+import numpy as np
+
+from blkc import dtypes
+from blkc.dtypes import DType
+
+Array: TypeAlias = np.ndarray[Any, Any]
+Rounding: TypeAlias = Literal["floor", "trunc"]
+Kernel: TypeAlias = Callable[..., Array]
+"""An elementwise function: ``kernel(dtype, *operands)`` on compute arrays."""
+
+# --------------------------------------------------------------------------------------
+# Storage and compute dtypes
+# --------------------------------------------------------------------------------------
+
+
+def compute_dtype(d: DType) -> np.dtype[Any]:
+    """The NumPy dtype that values of `d` compute in."""
+    if d.is_bool:
+        return np.dtype(np.uint8)
+    if d.is_float and d.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+        return np.dtype(np.float32)
+    return d.numpy
+
+
+def to_compute(x: Array, d: DType) -> Array:
+    """`x` (storage of `d`) in the compute dtype of `d` (exact)."""
+    return np.asarray(x).astype(compute_dtype(d), copy=False)
+
+
+def from_compute(x: Array | np.generic, d: DType) -> Array:
+    """A compute-dtype result of an op on `d`, rounded or wrapped back to the storage."""
+    x = np.asarray(x)
+    if d.is_bool:
+        return (x.astype(np.uint8) & 1).astype(np.bool_)
+    return x.astype(d.numpy, copy=False)
+
+
+def from_python(values: object | Sequence[object], d: DType) -> Array:
+    """Python numbers (one, or a sequence) as an array of `d`: integers wrap, floats
+    round to nearest even, anything nonzero is true."""
+    if d.is_bool:
+        return np.asarray(values, dtype=object).astype(np.bool_)
+    if d.is_int:
+        low, _ = d.int_range
+        span = 1 << d.width
+        wrapped = np.vectorize(lambda v: (int(v) - low) % span + low, otypes=[object])(values)
+        return np.asarray(wrapped.astype(d.numpy))
+    wide = np.asarray(values, dtype=object).astype(np.float64)
+    return convert(wide, dtypes.float64, d)
+
+
+# --------------------------------------------------------------------------------------
+# Conversions (blk.cast)
+# --------------------------------------------------------------------------------------
+
+
+def convert(x: Array, src: DType, dst: DType) -> Array:
+    """`blk.cast` from `src` to `dst`.
+
+    int to int wraps; int to float rounds to nearest even; float to int truncates toward
+    zero, saturates and takes NaN to 0; to bool is ``!= 0``; from bool gives 0 or 1;
+    float to float rounds to nearest even (overflow as ml_dtypes: inf, or NaN for
+    float8_e4m3fn).
+    """
+    x = np.asarray(x)
+    if src == dst:
+        return x
+    if dst.is_bool:
+        return np.asarray(to_compute(x, src) != 0)
+    if dst.is_int:
+        if src.is_float:
+            return _float_to_int(x, src, dst)
+        return to_compute(x, src).astype(dst.numpy)
+    return _to_float(x, src, dst)
+
+
+def _float_to_int(x: Array, src: DType, dst: DType) -> Array:
+    wide = np.trunc(to_compute(x, src).astype(np.float64))  # exact for every float dtype
+    low, high = dst.int_range
+    nan = np.isnan(wide)
+    # Compared as float64: `high` of a 64-bit type rounds up to 2**64 or 2**63, which is
+    # exactly where saturation starts.
+    below, above = wide <= low, wide >= high
+    safe = np.where(nan | below | above, 0.0, wide).astype(dst.numpy)
+    return np.asarray(np.where(below, low, np.where(above, high, safe)).astype(dst.numpy))
+
+
+def _to_float(x: Array, src: DType, dst: DType) -> Array:
+    if dst == dtypes.float64:
+        return to_compute(x, src).astype(np.float64)
+    if src.is_int and src.width == 64:
+        wide = _int64_to_float64_odd(x)
+    else:
+        wide = to_compute(x, src).astype(np.float64)  # exact
+    if dst == dtypes.float32:
+        return wide.astype(np.float32)
+    return _round_to_odd_float32(wide).astype(dst.numpy)
+
+
+def _odd_step(bits: Array, inexact: Array, away: Array) -> Array:
+    """Round-to-odd correction of IEEE bit patterns: where the value was inexact and the
+    last significand bit is even, step one unit in magnitude toward the exact value."""
+    fix = inexact & ((bits & 1) == 0)
+    return np.where(fix, np.where(away, bits + 1, bits - 1), bits).astype(bits.dtype)
+
+
+def _round_to_odd_float32(wide: Array) -> Array:
+    """float64 values rounded to float32 *to odd*: rounding that once more to a format of
+    at most 22 significand bits gives the correctly rounded result."""
+    nearest = wide.astype(np.float32)
+    back = nearest.astype(np.float64)
+    inexact = (back != wide) & ~np.isnan(wide)
+    away = np.abs(wide) > np.abs(back)
+    return _odd_step(nearest.view(np.uint32), inexact, away).view(np.float32)
+
+
+def _int64_to_float64_odd(x: Array) -> Array:
+    """64-bit integers rounded to float64 *to odd* (an exact two-part sum, then the
+    correction by the sign of its rounding error)."""
+    high = (x >> 32).astype(np.float64) * 2.0**32
+    low = (x & 0xFFFFFFFF).astype(np.float64)
+    total = high + low
+    rest = total - high
+    error = (high - (total - rest)) + (low - rest)
+    away = (error > 0) == (total > 0)
+    return _odd_step(total.view(np.uint64), error != 0, away).view(np.float64)
+
+
+def bits(x: Array) -> Array:
+    """The storage bits of `x` as unsigned integers of the same width (bool as uint8)."""
+    x = np.asarray(x)
+    return x.view(f"u{x.dtype.itemsize}")
+
+
+# --------------------------------------------------------------------------------------
+# Elementwise arithmetic
+# --------------------------------------------------------------------------------------
+
+
+def _ufunc(function: np.ufunc) -> Kernel:
+    return lambda d, *xs: function(*xs)
+
+
+def _shl(d: DType, x: Array, amount: Array) -> Array:
+    valid = (amount >= 0) & (amount < d.width)
+    return np.where(valid, np.left_shift(x, np.where(valid, amount, 0)), 0).astype(x.dtype)
+
+
+def _shr(d: DType, x: Array, amount: Array) -> Array:
+    valid = (amount >= 0) & (amount < d.width)
+    shifted = np.right_shift(x, np.where(valid, amount, 0))  # arithmetic on signed types
+    fill = np.where(x < 0, -1, 0) if d.signed else np.zeros_like(x)
+    return np.where(valid, shifted, fill).astype(x.dtype)
+
+
+def _truediv(d: DType, x: Array, y: Array) -> Array:
+    return np.true_divide(x, y)
+
+
+def _fma(d: DType, a: Array, b: Array, c: Array) -> Array:
+    if not d.is_float:
+        return a * b + c
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape, c.shape), np.float64)
+    for index in np.ndindex(out.shape):
+        out[index] = _fma_one(float(a[index]), float(b[index]), float(c[index]), d)
+    return convert(out, dtypes.float64, d).astype(compute_dtype(d))
+
+
+def _fma_one(a: float, b: float, c: float, d: DType) -> float:
+    """``a * b + c`` rounded once to `d`: exactly to float64, to odd for smaller types."""
+    if not (math.isfinite(a) and math.isfinite(b) and math.isfinite(c)):
+        return a * b + c  # infinities and NaN: the plain IEEE result is the fused one
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:
+        return a * b + c  # gives the sign IEEE prescribes for an exact zero
+    try:
+        nearest = float(exact)  # correctly rounded
+    except OverflowError:
+        return math.copysign(math.inf, exact)
+    if d == dtypes.float64 or Fraction(nearest) == exact:
+        return nearest
+    if int.from_bytes(np.float64(nearest).tobytes(), "little") & 1:
+        return nearest
+    return math.nextafter(nearest, math.inf if exact > nearest else -math.inf)
+
+
+_KERNELS: dict[str, Kernel] = {
+    "add": _ufunc(np.add),
+    "sub": _ufunc(np.subtract),
+    "mul": _ufunc(np.multiply),
+    "truediv": _truediv,
+    "minimum": _ufunc(np.minimum),  # NumPy's minimum/maximum propagate NaN
+    "maximum": _ufunc(np.maximum),
+    "and": _ufunc(np.bitwise_and),
+    "or": _ufunc(np.bitwise_or),
+    "xor": _ufunc(np.bitwise_xor),
+    "shl": _shl,
+    "shr": _shr,
+    "neg": _ufunc(np.negative),
+    "abs": _ufunc(np.absolute),  # abs(INT_MIN) wraps to INT_MIN
+    "not": _ufunc(np.invert),
+    "floor": _ufunc(np.floor),
+    "ceil": _ufunc(np.ceil),
+    "fma": _fma,
+}
+
+ELEMENTWISE: frozenset[str] = frozenset(_KERNELS)
+"""The names `elementwise` accepts (blk op names without the ``blk.`` prefix)."""
+
+
+def elementwise(name: str, d: DType, *operands: Array) -> Array:
+    """The elementwise op `name` (``add``, ``shl``, ``fma``, ...: see `ELEMENTWISE`) on
+    operands of dtype `d`, giving `d`."""
+    kernel = _KERNELS[name]
+    return from_compute(kernel(d, *(to_compute(x, d) for x in operands)), d)
+
+
+def floordiv(d: DType, x: Array, y: Array, rounding: Rounding) -> Array:
+    """``x // y``: floor or truncation; for integers ``x // 0 == 0`` and
+    ``INT_MIN // -1 == INT_MIN``; for floats ``floor(x / y)`` or ``trunc(x / y)``."""
+    a, b = to_compute(x, d), to_compute(y, d)
+    if d.is_float:
+        quotient = np.true_divide(a, b)
+        return from_compute(np.floor(quotient) if rounding == "floor" else np.trunc(quotient), d)
+    return from_compute(_int_divmod(d, a, b, rounding)[0], d)
+
+
+def mod(d: DType, x: Array, y: Array, rounding: Rounding) -> Array:
+    """``x % y``, of the divisor's sign (floor) or the dividend's (trunc); for integers
+    ``x % 0 == x``; for floats NumPy's ``remainder`` (floor) or ``fmod`` (trunc)."""
+    a, b = to_compute(x, d), to_compute(y, d)
+    if d.is_float:
+        return from_compute(np.remainder(a, b) if rounding == "floor" else np.fmod(a, b), d)
+    return from_compute(_int_divmod(d, a, b, rounding)[1], d)
+
+
+def _int_divmod(d: DType, a: Array, b: Array, rounding: Rounding) -> tuple[Array, Array]:
+    zero = b == 0
+    minus_one = (b == -1) if d.signed else np.zeros_like(zero)
+    divisor = np.where(zero | minus_one, np.ones_like(b), b)
+    quotient, remainder = np.floor_divide(a, divisor), np.remainder(a, divisor)  # floor
+    if rounding == "trunc" and d.signed:
+        adjust = (remainder != 0) & ((a < 0) != (divisor < 0))
+        quotient = np.where(adjust, quotient + 1, quotient)
+        remainder = np.where(adjust, remainder - divisor, remainder)
+    # Division by zero does not trap: x // 0 == 0, x % 0 == x. Dividing by -1 is
+    # negation, which wraps at INT_MIN.
+    quotient = np.where(zero, 0, np.where(minus_one, np.negative(a), quotient))
+    remainder = np.where(zero, a, np.where(minus_one, 0, remainder))
+    return quotient.astype(a.dtype), remainder.astype(a.dtype)
+
+
+_COMPARISONS: dict[str, np.ufunc] = {
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+
+
+def compare(predicate: str, d: DType, x: Array, y: Array) -> Array:
+    """`blk.cmp`: ``eq ne lt le gt ge`` of operands of dtype `d`, giving bool (NaN
+    compares unequal to everything, as in IEEE)."""
+    return np.asarray(_COMPARISONS[predicate](to_compute(x, d), to_compute(y, d)))
+
+
+_MATH: dict[str, Callable[[Array], Array]] = {
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "log": np.log,
+    "log2": np.log2,
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: np.reciprocal(np.sqrt(x)),
+    "sin": np.sin,
+    "cos": np.cos,
+    "tanh": np.tanh,
+    "erf": np.vectorize(math.erf, otypes=[np.float64]),
+}
+
+MATH_FUNCTIONS: frozenset[str] = frozenset(_MATH)
+"""The names `math_function` accepts."""
+
+
+def math_function(name: str, d: DType, x: Array) -> Array:
+    """The float function `name` of `x` (dtype `d`), computed in float64 and rounded to
+    `d` once (within an ulp of the exact value for every dtype but float64, whose
+    accuracy is NumPy's)."""
+    wide = to_compute(x, d).astype(np.float64)
+    return convert(np.asarray(_MATH[name](wide)), dtypes.float64, d)
+
+
+# --------------------------------------------------------------------------------------
+# Reductions, scans and dot
+# --------------------------------------------------------------------------------------
+
+
+_REDUCE_UFUNCS: dict[str, np.ufunc] = {
+    "sum": np.add,
+    "prod": np.multiply,
+    "max": np.maximum,
+    "min": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+
+
+def reduce(
+    kind: str, x: Array, src: DType, axis: int | None, acc: DType | None, out: DType
+) -> Array:
+    """`blk.reduce`: `kind` along `axis` (all axes when None) of `x` (dtype `src`).
+
+    The source converts to `acc` (default `src`), the reduction runs in it, and the
+    result converts to `out`. ``argmax``/``argmin`` give the first extreme index (over
+    the flattened block when `axis` is None); NaN counts as the extreme.
+    """
+    if kind in ("argmax", "argmin"):
+        values = to_compute(x, src)
+        found = np.argmax(values, axis=axis) if kind == "argmax" else np.argmin(values, axis=axis)
+        return convert(np.asarray(found), dtypes.int64, out)
+    acc = acc or src
+    values = to_compute(convert(x, src, acc), acc)
+    reduced = _REDUCE_UFUNCS[kind].reduce(values, axis=axis, dtype=values.dtype)
+    return convert(from_compute(reduced, acc), acc, out)
+
+
+def scan(kind: str, x: Array, src: DType, axis: int, acc: DType | None, out: DType) -> Array:
+    """`blk.scan`: the inclusive prefix `kind` (sum, prod, max, min) along `axis`,
+    accumulated in `acc` (default `src`) and converted to `out`."""
+    acc = acc or src
+    values = to_compute(convert(x, src, acc), acc)
+    scanned = _REDUCE_UFUNCS[kind].accumulate(values, axis=axis, dtype=values.dtype)
+    return convert(from_compute(scanned, acc), acc, out)
+
+
+def dot(
+    lhs: Array,
+    rhs: Array,
+    src: DType,
+    addend: tuple[Array, DType] | None,
+    acc: DType | None,
+    out: DType,
+) -> Array:
+    """`blk.dot`: ``lhs @ rhs`` (2-D, or 3-D with a batch dimension) of operands of
+    dtype `src`, accumulated in `acc` (default `out`), plus `addend` (an array and its
+    dtype) when given, converted to `out`."""
+    acc = acc or out
+    a = to_compute(convert(lhs, src, acc), acc)
+    b = to_compute(convert(rhs, src, acc), acc)
+    total = np.matmul(a, b)
+    if addend is not None:
+        value, value_dtype = addend
+        total = total + to_compute(convert(value, value_dtype, acc), acc)
+    return convert(from_compute(total, acc), acc, out)
