@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from blkc.broadcasting import BroadcastError
-    from blkc.compile import Kernel, compile
     from blkc.diagnostics import BlkcError
+    from blkc.kernel import Kernel, compile
     from blkc.passes.promotion.base import PromotionError
     from blkc.pipeline import parse, run_pipeline
 
@@ -25,8 +25,8 @@ __all__ = [
 _LAZY = {
     "BlkcError": "blkc.diagnostics",
     "BroadcastError": "blkc.broadcasting",
-    "Kernel": "blkc.compile",
-    "compile": "blkc.compile",
+    "Kernel": "blkc.kernel",
+    "compile": "blkc.kernel",
     "PromotionError": "blkc.passes.promotion.base",
     "parse": "blkc.pipeline",
     "run_pipeline": "blkc.pipeline",

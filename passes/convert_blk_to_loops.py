@@ -669,7 +669,7 @@ class _FunctionLowering:
             self.buffers[old_block.args[i + 1]] = buffer
         scalar_positions = [i for i in range(len(op.iter_args)) if i not in buffers]
         new_block = Block(
-            arg_types=[IndexType(), *(op.iter_args[i].type for i in scalar_positions)]
+            arg_types=[old_block.args[0].type, *(op.iter_args[i].type for i in scalar_positions)]
         )
         old_block.args[0].replace_all_uses_with(new_block.args[0])
         for new_arg, i in zip(new_block.args[1:], scalar_positions, strict=True):

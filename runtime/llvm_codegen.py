@@ -309,13 +309,8 @@ class _FunctionEmitter:
         linear: ir.Value = ir.Constant(I64, 0)
         for size, index in zip(shape, indices, strict=True):
             linear = b.add(b.mul(linear, ir.Constant(I64, size)), self.get(index))
-        count = 1
-        for d in shape:
-            count *= d
-        array = ir.ArrayType(llvm_type(t.element_type), count)
-        return b.gep(
-            self.get(ref), [ir.Constant(I64, 0), linear], inbounds=True, source_etype=array
-        )
+        # The alloca's pointer is typed ([N x T]*): its GEP yields a T*.
+        return b.gep(self.get(ref), [ir.Constant(I64, 0), linear], inbounds=True)
 
     def emit_memref_load(self, op: memref.LoadOp) -> None:
         address = self._buffer_address(op.memref, op.indices)

@@ -41,6 +41,10 @@ Rounding: TypeAlias = Literal["floor", "trunc"]
 Kernel: TypeAlias = Callable[..., Array]
 """An elementwise function: ``kernel(dtype, *operands)`` on compute arrays."""
 
+_quiet = np.errstate(all="ignore")
+"""Decorates the public functions: overflow, division by zero and NaN are values here,
+not warnings."""
+
 # --------------------------------------------------------------------------------------
 # Storage and compute dtypes
 # --------------------------------------------------------------------------------------
@@ -68,6 +72,7 @@ def from_compute(x: Array | np.generic, d: DType) -> Array:
     return x.astype(d.numpy, copy=False)
 
 
+@_quiet
 def from_python(values: object | Sequence[object], d: DType) -> Array:
     """Python numbers (one, or a sequence) as an array of `d`: integers wrap, floats
     round to nearest even, anything nonzero is true."""
@@ -87,6 +92,7 @@ def from_python(values: object | Sequence[object], d: DType) -> Array:
 # --------------------------------------------------------------------------------------
 
 
+@_quiet
 def convert(x: Array, src: DType, dst: DType) -> Array:
     """`blk.cast` from `src` to `dst`.
 
@@ -241,6 +247,7 @@ ELEMENTWISE: frozenset[str] = frozenset(_KERNELS)
 """The names `elementwise` accepts (blk op names without the ``blk.`` prefix)."""
 
 
+@_quiet
 def elementwise(name: str, d: DType, *operands: Array) -> Array:
     """The elementwise op `name` (``add``, ``shl``, ``fma``, ...: see `ELEMENTWISE`) on
     operands of dtype `d`, giving `d`."""
@@ -248,6 +255,7 @@ def elementwise(name: str, d: DType, *operands: Array) -> Array:
     return from_compute(kernel(d, *(to_compute(x, d) for x in operands)), d)
 
 
+@_quiet
 def floordiv(d: DType, x: Array, y: Array, rounding: Rounding) -> Array:
     """``x // y``: floor or truncation; for integers ``x // 0 == 0`` and
     ``INT_MIN // -1 == INT_MIN``; for floats ``floor(x / y)`` or ``trunc(x / y)``."""
@@ -258,6 +266,7 @@ def floordiv(d: DType, x: Array, y: Array, rounding: Rounding) -> Array:
     return from_compute(_int_divmod(d, a, b, rounding)[0], d)
 
 
+@_quiet
 def mod(d: DType, x: Array, y: Array, rounding: Rounding) -> Array:
     """``x % y``, of the divisor's sign (floor) or the dividend's (trunc); for integers
     ``x % 0 == x``; for floats NumPy's ``remainder`` (floor) or ``fmod`` (trunc)."""
@@ -293,6 +302,7 @@ _COMPARISONS: dict[str, np.ufunc] = {
 }
 
 
+@_quiet
 def compare(predicate: str, d: DType, x: Array, y: Array) -> Array:
     """`blk.cmp`: ``eq ne lt le gt ge`` of operands of dtype `d`, giving bool (NaN
     compares unequal to everything, as in IEEE)."""
@@ -316,6 +326,7 @@ MATH_FUNCTIONS: frozenset[str] = frozenset(_MATH)
 """The names `math_function` accepts."""
 
 
+@_quiet
 def math_function(name: str, d: DType, x: Array) -> Array:
     """The float function `name` of `x` (dtype `d`), computed in float64 and rounded to
     `d` once (within an ulp of the exact value for every dtype but float64, whose
@@ -340,6 +351,7 @@ _REDUCE_UFUNCS: dict[str, np.ufunc] = {
 }
 
 
+@_quiet
 def reduce(
     kind: str, x: Array, src: DType, axis: int | None, acc: DType | None, out: DType
 ) -> Array:
@@ -359,6 +371,7 @@ def reduce(
     return convert(from_compute(reduced, acc), acc, out)
 
 
+@_quiet
 def scan(kind: str, x: Array, src: DType, axis: int, acc: DType | None, out: DType) -> Array:
     """`blk.scan`: the inclusive prefix `kind` (sum, prod, max, min) along `axis`,
     accumulated in `acc` (default `src`) and converted to `out`."""
@@ -368,6 +381,7 @@ def scan(kind: str, x: Array, src: DType, axis: int, acc: DType | None, out: DTy
     return convert(from_compute(scanned, acc), acc, out)
 
 
+@_quiet
 def dot(
     lhs: Array,
     rhs: Array,

@@ -19,6 +19,7 @@ from typing import Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
 
 from blkc.diagnostics import error_at
 from blkc.dialects.blk import KERNEL_ATTR
@@ -59,6 +60,8 @@ class Kernel:
     """A compiled kernel: launch it with ``kernel[grid](*args)``."""
 
     name: str
+    params: list[Attribute]
+    """The blk types of the kernel's parameters."""
     signature: KernelSignature
     variants: dict[bool, EmittedModule]
     """The LLVM IR with pointer arguments marked noalias (True) or not (False)."""
@@ -76,7 +79,7 @@ class Kernel:
     def run(
         self, grid: launch.Grid, args: Sequence[object], meta: dict[str, Any] | None = None
     ) -> None:
-        converted = launch.convert_args(self.name, self.signature.params, args)
+        converted = launch.convert_args(self.name, self.params, args)
         shape = launch.normalize_grid(grid, meta or {})
         binary = self._binary(launch.no_overlap(converted.arrays))
         launch.run_grid(binary.launcher, converted.values, shape)
@@ -146,10 +149,12 @@ def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
             return _cache[key]
     module = parse(text, filename) if isinstance(source, str) else source.clone()
     name = _pick_kernel(module, kernel)
+    params = _params(module, name)  # with signedness, which lowering removes
     strict, loops = lower(module, policy)
     variants = {noalias: emit_module(module, noalias=noalias) for noalias in (True, False)}
     compiled = Kernel(
         name,
+        params,
         variants[True].kernels[name],
         variants,
         {"loose": text, "strict": strict, "loops": loops, "llvm": variants[True].llvm_ir},
@@ -158,6 +163,13 @@ def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
     with _cache_lock:
         _cache[key] = compiled
     return compiled
+
+
+def _params(module: ModuleOp, name: str) -> list[Attribute]:
+    for op in module.walk():
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            return list(op.function_type.inputs.data)
+    raise AssertionError(name)
 
 
 def _pick_kernel(module: ModuleOp, name: str | None) -> str:
