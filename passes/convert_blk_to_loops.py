@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     TensorType,
+    UnitAttr,
     i1,
     i32,
 )
@@ -42,6 +43,9 @@ from blkc.dialects import blk
 from blkc.dialects.types import element_type, shape_of
 
 Index = list[SSAValue]
+
+REASSOC_ATTR = "blk.reassoc"
+"""Marks a scalar op of a reduction whose operands may be reassociated."""
 
 
 @dataclass(frozen=True)
@@ -557,7 +561,11 @@ class _FunctionLowering:
             blk.ReduceKind.XOR: blk.XorOp,
         }
         if kind in simple:
-            return [b.value(simple[kind](acc, x, acc_elem))]
+            combined = simple[kind](acc, x, acc_elem)
+            # The order of a reduction is unspecified (docs/semantics.md): the code
+            # generator may reassociate it, which lets LLVM vectorize float sums.
+            combined.attributes[REASSOC_ATTR] = UnitAttr()
+            return [b.value(combined)]
         predicate = "gt" if kind is blk.ReduceKind.ARGMAX else "lt"
         better = b.value(blk.CmpOp(predicate, x, acc, i1))
         if dtypes.from_xdsl(acc_elem).is_float:

@@ -39,6 +39,7 @@ from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
 from blkc.dtypes import DType
+from blkc.passes.convert_blk_to_loops import REASSOC_ATTR
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,12 @@ def _int_or_float(
     int_op: type[Operation], float_op: type[Operation]
 ) -> Callable[[_Lowering], SSAValue]:
     def lower(low: _Lowering) -> SSAValue:
-        cls = float_op if low.dtype.is_float else int_op
-        return low.emit(cls(*low.operands()))
+        if not low.dtype.is_float:
+            return low.emit(int_op(*low.operands()))
+        flags = None
+        if REASSOC_ATTR in low.op.attributes:
+            flags = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC])
+        return low.emit(float_op(*low.operands(), flags))
 
     return lower
 

@@ -18,8 +18,8 @@ the op otherwise: where compiled code would read garbage, the oracle says so.
 
 The interpreter is a dispatch table from op class to one small function, not xDSL's
 interpreter framework: that framework attaches a dump of the whole module to every
-exception raised while an op runs (once per enclosing region op), which is the opposite
-of the located, one-line errors blkc promises.
+exception raised while an op runs (once per enclosing region op), where blkc promises
+located diagnostics (``file:line:col: error: ...``, the source line, a caret) instead.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def _check_strict(kernel: func.FuncOp) -> None:
 
 
 def _check_grid(grid: tuple[int, ...]) -> tuple[int, int, int]:
-    sizes = tuple(grid)
+    sizes = tuple(grid) if isinstance(grid, tuple | list) else ()
     if not 1 <= len(sizes) <= 3 or not all(
         isinstance(s, int | np.integer) and not isinstance(s, bool) and s >= 0 for s in sizes
     ):
@@ -275,9 +275,12 @@ class _Frame:
         assert isinstance(found, Pointers), f"expected a pointer, got {found!r}"
         return found
 
-    def located(self, op: Operation, message: str) -> str:
-        """`message` about `op` in this program, as a located diagnostic."""
-        text = f"{message} (program {self.program.pid})"
+    def located(self, op: Operation, message: str, lane: tuple[int, ...] | None = None) -> str:
+        """`message` about `op` (and one `lane` of its block) in this program, as a
+        located diagnostic: ``file:line:col: error: message (program (x, y, z), lane
+        (i,))``, the source line and a caret."""
+        where = f"program {self.program.pid}" + ("" if lane is None else f", lane {lane}")
+        text = f"{message} ({where})"
         return Diagnostic(Severity.ERROR, text, op_location(op)).format().rstrip("\n")
 
 
@@ -423,10 +426,10 @@ def _truediv(frame: _Frame, op: blk.TrueDivOp) -> Sequence[Value]:
 def _rounding_division(frame: _Frame, op: blk.FloorDivOp | blk.ModOp) -> Sequence[Value]:
     if op.rounding is None:
         raise ValueError(frame.located(op, "its rounding is not set (run to-strict first)"))
-    rounding = op.rounding.data.value
+    rounding: numerics.Rounding = "floor" if op.rounding.data is blk.Rounding.FLOOR else "trunc"
     function = numerics.floordiv if isinstance(op, blk.FloorDivOp) else numerics.mod
     lhs, rhs = _operands(frame, op)
-    return (function(_result_dtype(op), lhs, rhs, rounding),)  # type: ignore[arg-type]
+    return (function(_result_dtype(op), lhs, rhs, rounding),)
 
 
 @_implements(
@@ -530,15 +533,20 @@ def _active_lanes(
     outside = active & ((offsets < 0) | (offsets >= size))
     if outside.any():
         lane = int(np.argmax(outside))
-        where = np.unravel_index(lane, shape) if shape else ()
         raise IndexError(
             frame.located(
                 op,
-                f"{access} out of bounds: lane {tuple(int(i) for i in where)} points at "
-                f"element {offsets[lane]} of {ptrs.buffer.name}, which has {size} elements",
+                f"{access} out of bounds: element {offsets[lane]} of {ptrs.buffer.name}, "
+                f"which has {size} elements",
+                _lane_index(lane, shape),
             )
         )
     return active, offsets
+
+
+def _lane_index(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The index in a block of `shape` of its `flat`-th lane in row-major order."""
+    return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
 
 
 def _flat(value: Array, shape: tuple[int, ...]) -> Array:
@@ -690,10 +698,8 @@ def _print(frame: _Frame, op: blk.PrintOp) -> Sequence[Value]:
 def _assert(frame: _Frame, op: blk.AssertOp) -> Sequence[Value]:
     cond = frame.array(op.cond)
     if not np.all(cond):
-        lane = tuple(int(i) for i in np.unravel_index(int(np.argmin(cond)), cond.shape))
-        raise AssertionError(
-            frame.located(op, f"assertion failed: {op.message.data} (lane {lane})")
-        )
+        lane = _lane_index(int(np.argmin(cond)), cond.shape)
+        raise AssertionError(frame.located(op, f"assertion failed: {op.message.data}", lane))
     return ()
 
 

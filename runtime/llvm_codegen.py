@@ -39,6 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
+from blkc.runtime import vector_math
 
 GRID_PARAMS = ("pid_x", "pid_y", "pid_z", "nprog_x", "nprog_y", "nprog_z")
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -517,9 +518,21 @@ def _type_suffix(t: ir.Type) -> str:
 def _binary(method: str) -> Callable[[_FunctionEmitter, Operation], None]:
     def emit(e: _FunctionEmitter, op: Operation) -> None:
         a, b = (e.get(v) for v in op.operands)
-        e.set(op, getattr(e.builder, method)(a, b))
+        instruction = getattr(e.builder, method)(a, b)
+        fastmath = op.properties.get("fastmath")
+        if isinstance(fastmath, arith.FastMathFlagsAttr):
+            instruction.flags.extend(sorted(flag.value for flag in fastmath.data))
+        e.set(op, instruction)
 
     return emit
+
+
+def _emit_exp(e: _FunctionEmitter, op: math.ExpOp) -> None:
+    a = e.get(op.operand)
+    if a.type == ir.FloatType():
+        e.set(op, e.builder.call(vector_math.exp_f32(e.module), [a]))
+    else:
+        e.set(op, e.intrinsic("llvm.exp", a.type, [a]))
 
 
 def _cast(method: str) -> Callable[[_FunctionEmitter, Operation], None]:
@@ -738,7 +751,7 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionEmitter, Operation], None]] 
     arith.FPToSIOp: _emit_fp_to_int(True),
     arith.FPToUIOp: _emit_fp_to_int(False),
     arith.BitcastOp: _emit_bitcast,
-    math.ExpOp: _intrinsic("llvm.exp"),
+    math.ExpOp: _emit_exp,
     math.Exp2Op: _intrinsic("llvm.exp2"),
     math.LogOp: _intrinsic("llvm.log"),
     math.Log2Op: _intrinsic("llvm.log2"),

@@ -1,0 +1,294 @@
+"""blkc against NumPy (and PyTorch CPU and numba where installed), in one process.
+
+    python bench/run.py [--quick] [--json PATH]
+
+Each case runs with warm-up and best-of-N; the table prints times and ratios (> 1 means
+blkc is faster). Arrays are 64-byte aligned so that NumPy is not penalized by the
+allocator. The machine's copy bandwidth, measured in the same run, is the ceiling for the
+memory-bound cases; `GB/s` is the bytes a case must move divided by blkc's time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import blkc  # noqa: E402
+import blkc.kernel  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None  # type: ignore[assignment]
+
+
+def aligned(shape: tuple[int, ...], dtype: object, fill: str = "random") -> numpy.ndarray:
+    dtype = numpy.dtype(dtype)
+    count = int(numpy.prod(shape))
+    raw = numpy.empty(count * dtype.itemsize + 64, numpy.uint8)
+    offset = (-raw.ctypes.data) % 64
+    array = raw[offset : offset + count * dtype.itemsize].view(dtype).reshape(shape)
+    rng = numpy.random.default_rng(0)
+    if fill == "random":
+        if dtype.kind == "f":
+            array[...] = rng.standard_normal(shape).astype(dtype)
+        else:
+            array[...] = rng.integers(0, 100, shape).astype(dtype)
+    else:
+        array[...] = 0
+    return array
+
+
+def best_ms(fn: Callable[[], object], repeat: int) -> float:
+    fn()
+    fn()
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times) * 1000
+
+
+@dataclass
+class Result:
+    case: str
+    shape: str
+    dtype: str
+    blkc_ms: float
+    numpy_ms: float
+    torch_ms: float | None = None
+    numba_ms: float | None = None
+    gbytes: float | None = None
+    """Bytes the case must move, in GB (memory-bound cases)."""
+
+
+def kernel(name: str) -> blkc.Kernel:
+    path = ROOT / "examples" / f"{name}.mlir"
+    return blkc.compile(path.read_text(), filename=str(path))
+
+
+def case_vector_add(n: int, repeat: int) -> Result:
+    x, y, out = (
+        aligned((n,), numpy.float32),
+        aligned((n,), numpy.float32),
+        aligned((n,), numpy.float32),
+    )
+    k = kernel("vector_add")[((n + 1023) // 1024,)]
+    blkc_ms = best_ms(lambda: k(x, y, out, n), repeat)
+    numpy.testing.assert_array_equal(out, x + y)
+    numpy_ms = best_ms(lambda: numpy.add(x, y, out=out), repeat)
+    torch_ms = None
+    if torch is not None:
+        tx, ty, to = (torch.from_numpy(a) for a in (x, y, out))
+        torch_ms = best_ms(lambda: torch.add(tx, ty, out=to), repeat)
+    return Result("vector add", f"{n}", "float32", blkc_ms, numpy_ms, torch_ms, gbytes=12 * n / 1e9)
+
+
+def case_mixed_chain(n: int, repeat: int) -> Result:
+    a, b = aligned((n,), numpy.int32), aligned((n,), numpy.float16)
+    c, out = aligned((n,), numpy.uint8), aligned((n,), numpy.float32)
+    k = kernel("mixed_chain")[((n + 2047) // 2048,)]
+    blkc_ms = best_ms(lambda: k(a, b, c, out, n), repeat)
+    tmp = aligned((n,), numpy.float32)
+
+    def reference() -> None:
+        numpy.add(a, b, out=tmp, dtype=numpy.float32)
+        numpy.multiply(tmp, c, out=tmp, dtype=numpy.float32)
+
+    reference()
+    numpy.testing.assert_allclose(out, tmp, rtol=1e-6)
+    numpy_ms = best_ms(reference, repeat)
+    torch_ms = None
+    if torch is not None:
+        ta, tb, tc = (torch.from_numpy(v) for v in (a, b, c))
+        torch_ms = best_ms(lambda: (ta + tb.float()) * tc, repeat)
+    return Result(
+        "mixed chain i32+f16, *u8",
+        f"{n}",
+        "mixed",
+        blkc_ms,
+        numpy_ms,
+        torch_ms,
+        gbytes=11 * n / 1e9,
+    )
+
+
+def case_softmax(rows: int, cols: int, repeat: int) -> Result:
+    x, y = aligned((rows, cols), numpy.float32), aligned((rows, cols), numpy.float32)
+    k = kernel("softmax")[(rows,)]
+    blkc_ms = best_ms(lambda: k(x, y, cols, cols), repeat)
+
+    def reference() -> numpy.ndarray:
+        e = numpy.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    numpy.testing.assert_allclose(y, reference(), rtol=1e-5, atol=1e-7)
+    numpy_ms = best_ms(reference, repeat)
+    torch_ms = None
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        torch_ms = best_ms(lambda: torch.softmax(tx, dim=1), repeat)
+    return Result(
+        "row softmax",
+        f"{rows}x{cols}",
+        "float32",
+        blkc_ms,
+        numpy_ms,
+        torch_ms,
+        gbytes=8 * rows * cols / 1e9,
+    )
+
+
+def case_layernorm(rows: int, cols: int, repeat: int) -> Result:
+    x, y = aligned((rows, cols), numpy.float32), aligned((rows, cols), numpy.float32)
+    w, b = aligned((cols,), numpy.float32), aligned((cols,), numpy.float32)
+    eps = 1e-5
+    k = kernel("layernorm")[(rows,)]
+    blkc_ms = best_ms(lambda: k(x, y, w, b, cols, cols, eps), repeat)
+
+    def reference() -> numpy.ndarray:
+        mean = x.mean(axis=1, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
+        return (x - mean) / numpy.sqrt(var + eps) * w + b
+
+    numpy.testing.assert_allclose(y, reference(), rtol=1e-4, atol=1e-4)
+    numpy_ms = best_ms(reference, repeat)
+    torch_ms = None
+    if torch is not None:
+        tx, tw, tb = (torch.from_numpy(v) for v in (x, w, b))
+        torch_ms = best_ms(lambda: torch.nn.functional.layer_norm(tx, (cols,), tw, tb, eps), repeat)
+    return Result(
+        "layer-norm forward",
+        f"{rows}x{cols}",
+        "float32",
+        blkc_ms,
+        numpy_ms,
+        torch_ms,
+        gbytes=8 * rows * cols / 1e9,
+    )
+
+
+def case_matmul(size: int, repeat: int) -> Result:
+    a, b = aligned((size, size), numpy.float32), aligned((size, size), numpy.float32)
+    c = aligned((size, size), numpy.float32)
+    k = kernel("matmul")[((size + 31) // 32, (size + 31) // 32)]
+    blkc_ms = best_ms(lambda: k(a, b, c, size, size, size), max(1, repeat // 2))
+    numpy.testing.assert_allclose(c, a @ b, rtol=1e-3, atol=1e-3)
+    numpy_ms = _single_thread(lambda: best_ms(lambda: a @ b, repeat))
+    torch_ms = None
+    if torch is not None:
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        torch_ms = best_ms(lambda: ta @ tb, repeat)
+    return Result("matmul (NumPy: 1 thread)", f"{size}^3", "float32", blkc_ms, numpy_ms, torch_ms)
+
+
+def _single_thread(fn: Callable[[], float]) -> float:
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return fn()
+    with threadpool_limits(limits=1):
+        return fn()
+
+
+def case_sum(n: int, repeat: int) -> Result:
+    x = aligned((n,), numpy.float32)
+    out = numpy.zeros(1, numpy.float32)
+    k = kernel("sum")[((n + 4095) // 4096,)]
+
+    def run() -> None:
+        out[0] = 0
+        k(x, out, n)
+
+    blkc_ms = best_ms(run, repeat)
+    numpy.testing.assert_allclose(out[0], x.sum(dtype=numpy.float64), rtol=1e-3)
+    numpy_ms = best_ms(lambda: x.sum(), repeat)
+    torch_ms = None
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        torch_ms = best_ms(lambda: tx.sum(), repeat)
+    return Result(
+        "sum reduction", f"{n}", "float32", blkc_ms, numpy_ms, torch_ms, gbytes=4 * n / 1e9
+    )
+
+
+def copy_bandwidth(n: int, repeat: int) -> float:
+    """GB/s of numpy.copyto over n float32 (bytes read plus written)."""
+    src, dst = aligned((n,), numpy.float32), aligned((n,), numpy.float32)
+    ms = best_ms(lambda: numpy.copyto(dst, src), repeat)
+    return 8 * n / 1e9 / (ms / 1000)
+
+
+def compile_times() -> dict[str, float]:
+    times = {}
+    for name in ("vector_add", "softmax"):
+        blkc.kernel._cache.clear()
+        start = time.perf_counter()
+        k = kernel(name)
+        k._binary(True)
+        times[name] = (time.perf_counter() - start) * 1000
+    return times
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
+    parser.add_argument("--json", type=Path, help="write the results as JSON")
+    args = parser.parse_args()
+    repeat = 3 if args.quick else 10
+    big = 1 << 20 if args.quick else 16 << 20
+    rows = 256 if args.quick else 4096
+    size = 256 if args.quick else 1024
+    compile_ms = compile_times()
+    bandwidth = copy_bandwidth(big, repeat)
+    results = [
+        case_vector_add(big, repeat),
+        case_mixed_chain(big, repeat),
+        case_softmax(rows, 1024, repeat),
+        case_layernorm(rows, 1024, repeat),
+        case_matmul(size, repeat),
+        case_sum(big, repeat),
+    ]
+    print(
+        f"machine: {os.cpu_count()} cores, numpy {numpy.__version__}, torch {torch.__version__ if torch else 'absent'}"
+    )
+    print(f"copy bandwidth (numpy.copyto): {bandwidth:.1f} GB/s")
+    print(
+        "cold compile (IR to callable): "
+        + ", ".join(f"{k} {v:.0f} ms" for k, v in compile_ms.items())
+    )
+    header = f"{'case':28} {'shape':>10} {'blkc ms':>9} {'numpy ms':>9} {'x numpy':>8} {'torch ms':>9} {'x torch':>8} {'GB/s':>6} {'% copy':>7}"
+    print(header)
+    print("-" * len(header))
+    for r in results:
+        torch_cells = (
+            f"{r.torch_ms:9.2f} {r.torch_ms / r.blkc_ms:8.2f}"
+            if r.torch_ms
+            else f"{'-':>9} {'-':>8}"
+        )
+        rate = (
+            f"{r.gbytes / (r.blkc_ms / 1000):6.1f} {100 * r.gbytes / (r.blkc_ms / 1000) / bandwidth:6.0f}%"
+            if r.gbytes
+            else f"{'-':>6} {'-':>7}"
+        )
+        print(
+            f"{r.case:28} {r.shape:>10} {r.blkc_ms:9.2f} {r.numpy_ms:9.2f} {r.numpy_ms / r.blkc_ms:8.2f} {torch_cells} {rate}"
+        )
+    if args.json:
+        args.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
