@@ -261,31 +261,25 @@ def main() -> None:
         case_matmul(size, repeat),
         case_sum(big, repeat),
     ]
-    print(
-        f"machine: {os.cpu_count()} cores, numpy {numpy.__version__}, torch {torch.__version__ if torch else 'absent'}"
-    )
+    torch_version = torch.__version__ if torch else "absent"
+    print(f"machine: {os.cpu_count()} cores, numpy {numpy.__version__}, torch {torch_version}")
     print(f"copy bandwidth (numpy.copyto): {bandwidth:.1f} GB/s")
-    print(
-        "cold compile (IR to callable): "
-        + ", ".join(f"{k} {v:.0f} ms" for k, v in compile_ms.items())
-    )
-    header = f"{'case':28} {'shape':>10} {'blkc ms':>9} {'numpy ms':>9} {'x numpy':>8} {'torch ms':>9} {'x torch':>8} {'GB/s':>6} {'% copy':>7}"
+    compiled = ", ".join(f"{k} {v:.0f} ms" for k, v in compile_ms.items())
+    print(f"cold compile (IR to callable): {compiled}")
+    columns = ("blkc ms", "numpy ms", "x numpy", "torch ms", "x torch", "GB/s", "% copy")
+    header = f"{'case':28} {'shape':>10} " + " ".join(f"{c:>9}" for c in columns)
     print(header)
     print("-" * len(header))
     for r in results:
-        torch_cells = (
-            f"{r.torch_ms:9.2f} {r.torch_ms / r.blkc_ms:8.2f}"
-            if r.torch_ms
-            else f"{'-':>9} {'-':>8}"
-        )
-        rate = (
-            f"{r.gbytes / (r.blkc_ms / 1000):6.1f} {100 * r.gbytes / (r.blkc_ms / 1000) / bandwidth:6.0f}%"
-            if r.gbytes
-            else f"{'-':>6} {'-':>7}"
-        )
-        print(
-            f"{r.case:28} {r.shape:>10} {r.blkc_ms:9.2f} {r.numpy_ms:9.2f} {r.numpy_ms / r.blkc_ms:8.2f} {torch_cells} {rate}"
-        )
+        cells = [r.blkc_ms, r.numpy_ms, r.numpy_ms / r.blkc_ms]
+        cells += [r.torch_ms, r.torch_ms / r.blkc_ms] if r.torch_ms else [None, None]
+        if r.gbytes:
+            rate = r.gbytes / (r.blkc_ms / 1000)
+            cells += [rate, 100 * rate / bandwidth]
+        else:
+            cells += [None, None]
+        text = " ".join(f"{'-':>9}" if c is None else f"{c:9.2f}" for c in cells)
+        print(f"{r.case:28} {r.shape:>10} {text}")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
 

@@ -1356,9 +1356,7 @@ class CastOp(_ShapeOp):
 
     name = "blk.cast"
     implicit = opt_prop_def(UnitAttr)
-    assembly_format = (
-        "$src (`implicit` $implicit^)? attr-dict `:` type($src) `->` type($result)"
-    )
+    assembly_format = "$src (`implicit` $implicit^)? attr-dict `:` type($src) `->` type($result)"
 
     def verify_(self) -> None:
         src_cat = check_value("operand 'src'", self.src.type, ANY_VALUE)
