@@ -11,7 +11,6 @@ kernels are cached in memory by (IR, policy, options).
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -20,13 +19,15 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError
 
 from blkc.diagnostics import error_at
 from blkc.dialects.blk import KERNEL_ATTR
-from blkc.pipeline import parse, run_pipeline
-from blkc.runtime import launch
+from blkc.pipeline import make_context, parse, run_pipeline
+from blkc.runtime import cache, launch
 from blkc.runtime.jit import CompiledModule, compile_ir
-from blkc.runtime.llvm_codegen import EmittedModule, KernelSignature, abi_type, emit_module
+from blkc.runtime.llvm_codegen import abi_type, emit_module
 
 LOWERING = "convert-blk-to-loops,lower-int-semantics,emulate-small-floats"
 """The passes from strict blk IR to loop IR."""
@@ -61,12 +62,16 @@ class Kernel:
 
     name: str
     params: list[Attribute]
-    """The blk types of the kernel's parameters."""
-    signature: KernelSignature
-    variants: dict[bool, EmittedModule]
+    """The blk types of the kernel's parameters (with their signedness)."""
+    launcher: str
+    """The symbol of the exported grid launcher."""
+    abi: list[Attribute]
+    """The parameter types the launcher takes (signless, as the code generator saw them)."""
+    llvm_variants: dict[bool, str]
     """The LLVM IR with pointer arguments marked noalias (True) or not (False)."""
     stages: dict[str, str]
     opt: int = 3
+    cache_key: str | None = None
     _binaries: dict[bool, _Binary] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -95,15 +100,31 @@ class Kernel:
     def _binary(self, noalias: bool) -> _Binary:
         with self._lock:
             if noalias not in self._binaries:
-                launch.register_runtime_symbols()
-                compiled = compile_ir(self.variants[noalias].llvm_ir, self.opt)
-                address = compiled.address(self.signature.launcher)
-                arg_types = [_ctype(t) for t in self.signature.params]
-                prototype = ctypes.CFUNCTYPE(
-                    None, *arg_types, ctypes.c_int64, ctypes.c_int64, *([ctypes.c_int32] * 3)
-                )
-                self._binaries[noalias] = _Binary(compiled, prototype(address))
+                self._binaries[noalias] = self._load_or_compile(noalias)
             return self._binaries[noalias]
+
+    def _load_or_compile(self, noalias: bool) -> _Binary:
+        launch.register_runtime_symbols()
+        variant = "noalias" if noalias else "alias"
+        cached = cache.load_binary(self.cache_key, variant) if self.cache_key else None
+        compiled = None
+        if cached is not None:
+            try:
+                compiled = compile_ir(cached[0], self.opt, optimized=True, object_code=cached[1])
+            except RuntimeError:
+                compiled = None  # a damaged entry: compile again
+        if compiled is None:
+            compiled = compile_ir(self.llvm_variants[noalias], self.opt)
+            if self.cache_key and compiled.object_code:
+                cache.store_binary(self.cache_key, variant, compiled.llvm_ir, compiled.object_code)
+        prototype = ctypes.CFUNCTYPE(
+            None,
+            *(_ctype(t) for t in self.abi),
+            ctypes.c_int64,
+            ctypes.c_int64,
+            *([ctypes.c_int32] * 3),
+        )
+        return _Binary(compiled, prototype(compiled.address(self.launcher)))
 
 
 def _ctype(t: object) -> type:
@@ -125,7 +146,9 @@ def _ctype(t: object) -> type:
     return ctypes.c_float
 
 
-_cache: dict[tuple[str, str | None, str | None, int], Kernel] = {}
+_cache: dict[str, Kernel] = {}
+builds = 0
+"""How many kernels this process compiled from IR (not found in a cache)."""
 _cache_lock = threading.Lock()
 
 
@@ -140,29 +163,84 @@ def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
     """Compile blk IR (text or a module) to a `Kernel`.
 
     `policy` overrides the module's `blk.policy`; `kernel` names the kernel when the module
-    has several. User errors raise `blkc.BlkcError` with located diagnostics.
+    has several. User errors raise `blkc.BlkcError` with located diagnostics. Kernels are
+    cached in memory and on disk (see `blkc.runtime.cache`).
     """
     text = source if isinstance(source, str) else str(source)
-    key = (hashlib.sha256(text.encode()).hexdigest(), policy, kernel, opt)
+    key = cache.key(text, policy, kernel, opt)
     with _cache_lock:
         if key in _cache:
             return _cache[key]
+    compiled = _from_disk(key, opt) or _build(source, text, policy, kernel, opt, filename, key)
+    with _cache_lock:
+        _cache[key] = compiled
+    return compiled
+
+
+def _build(
+    source: str | ModuleOp,
+    text: str,
+    policy: str | None,
+    kernel: str | None,
+    opt: int,
+    filename: str,
+    key: str,
+) -> Kernel:
+    global builds
+    builds += 1
     module = parse(text, filename) if isinstance(source, str) else source.clone()
     name = _pick_kernel(module, kernel)
     params = _params(module, name)  # with signedness, which lowering removes
     strict, loops = lower(module, policy)
     variants = {noalias: emit_module(module, noalias=noalias) for noalias in (True, False)}
-    compiled = Kernel(
+    signature = variants[True].kernels[name]
+    stages = {"loose": text, "strict": strict, "loops": loops, "llvm": variants[True].llvm_ir}
+    built = Kernel(
         name,
         params,
-        variants[True].kernels[name],
-        variants,
-        {"loose": text, "strict": strict, "loops": loops, "llvm": variants[True].llvm_ir},
+        signature.launcher,
+        list(signature.params),
+        {noalias: emitted.llvm_ir for noalias, emitted in variants.items()},
+        stages,
         opt,
+        key,
     )
-    with _cache_lock:
-        _cache[key] = compiled
-    return compiled
+    cache.store_meta(
+        key,
+        {
+            "name": name,
+            "params": [str(t) for t in params],
+            "launcher": signature.launcher,
+            "abi": [str(t) for t in signature.params],
+            "llvm": {"noalias": built.llvm_variants[True], "alias": built.llvm_variants[False]},
+            "stages": stages,
+        },
+    )
+    return built
+
+
+def _from_disk(key: str, opt: int) -> Kernel | None:
+    meta = cache.load_meta(key)
+    if meta is None:
+        return None
+    try:
+        ctx = make_context()
+        types = [
+            [Parser(ctx, t).parse_attribute() for t in meta[field_name]]
+            for field_name in ("params", "abi")
+        ]
+        return Kernel(
+            meta["name"],
+            types[0],
+            meta["launcher"],
+            types[1],
+            {True: meta["llvm"]["noalias"], False: meta["llvm"]["alias"]},
+            dict(meta["stages"]),
+            opt,
+            key,
+        )
+    except (KeyError, TypeError, ValueError, ParseError):
+        return None
 
 
 def _params(module: ModuleOp, name: str) -> list[Attribute]:

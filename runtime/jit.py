@@ -63,6 +63,8 @@ class CompiledModule:
     engine: llvm.ExecutionEngine
     llvm_ir: str
     """The optimized LLVM IR."""
+    object_code: bytes | None = None
+    """The machine code MCJIT produced (or was given), for the on-disk cache."""
 
     def address(self, name: str) -> int:
         address = self.engine.get_function_address(name)
@@ -87,8 +89,14 @@ def _check_symbols(module: llvm.ModuleRef) -> None:
         )
 
 
-def compile_ir(llvm_ir: str, opt: int = 3) -> CompiledModule:
-    """Parse, optimize and JIT-compile LLVM IR text."""
+def compile_ir(
+    llvm_ir: str, opt: int = 3, *, optimized: bool = False, object_code: bytes | None = None
+) -> CompiledModule:
+    """Parse, optimize (unless `optimized`) and JIT-compile LLVM IR text.
+
+    With `object_code` (from an earlier compilation of the same optimized IR, on this
+    machine), MCJIT loads it instead of generating code again.
+    """
     with _lock:
         _initialize()
         module = llvm.parse_assembly(llvm_ir)
@@ -96,13 +104,18 @@ def compile_ir(llvm_ir: str, opt: int = 3) -> CompiledModule:
         tm = _target_machine(opt)
         module.triple = tm.triple
         module.data_layout = str(tm.target_data)
-        if opt:
+        if opt and not optimized:
             optimize(module, tm, opt)
         _check_symbols(module)
+        optimized_ir = str(module)
         engine = llvm.create_mcjit_compiler(module, tm)
+        produced: list[bytes] = []
+        engine.set_object_cache(
+            lambda _module, data: produced.append(bytes(data)), lambda _module: object_code
+        )
         engine.finalize_object()
         engine.run_static_constructors()
-        return CompiledModule(engine, str(module))
+        return CompiledModule(engine, optimized_ir, produced[0] if produced else object_code)
 
 
 def load_libm() -> None:
