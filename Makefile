@@ -19,7 +19,7 @@ test: $(STAMP)
 	$(BIN)/lit -q test
 
 demo: $(STAMP)
-	$(BIN)/blk-opt examples/vector_add.mlir
+	$(BIN)/python examples/demo.py
 
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff
