@@ -1,10 +1,10 @@
-"""`emulate-small-floats`: float16 and bfloat16 arithmetic computed in float32.
+"""`emulate-small-floats`: float16, bfloat16 and fp8 arithmetic computed in float32.
 
-Each `arith`/`math` op on f16 or bf16 values becomes the same op on f32 operands
-(`arith.extf`), rounded back to the small type after it (`arith.truncf`): per-op
-rounding, as docs/semantics.md specifies and as ml_dtypes computes. The code generator
-implements the conversions exactly (round to nearest even, NaN kept) without library
-calls. The fp8 types are refused here for now, with a located error.
+Each `arith`/`math` op on f16, bf16, f8E4M3FN or f8E5M2 values becomes the same op on f32
+operands (`arith.extf`), rounded back to the small type after it (`arith.truncf`): per-op
+rounding, as docs/semantics.md specifies and as ml_dtypes computes. bf16 and fp8 values
+stay in integer storage (i16, i8) outside these conversions, which the code generator
+implements exactly without library calls (`blkc.runtime.small_floats`).
 """
 
 from __future__ import annotations
@@ -13,15 +13,19 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp, f32
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    Float16Type,
+    ModuleOp,
+    f32,
+)
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
-from blkc import dtypes
-from blkc.diagnostics import error_at
-
 _KEEP = (arith.ExtFOp, arith.TruncFOp, arith.ConstantOp, arith.SelectOp, arith.BitcastOp)
-_SMALL = (Float16Type, BFloat16Type)
+_SMALL = (Float16Type, BFloat16Type, Float8E4M3FNType, Float8E5M2Type)
 
 
 def _small(t: Attribute) -> bool:
@@ -37,11 +41,6 @@ class EmulateSmallFloatsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for nested in list(op.walk()):
             types = [v.type for v in (*nested.operands, *nested.results)]
-            if any(dtypes.is_dtype_type(t) and dtypes.from_xdsl(t).is_fp8 for t in types):
-                raise error_at(
-                    nested,
-                    "fp8 arithmetic is not supported by the CPU backend yet; cast to f16 or f32",
-                )
             if not isinstance(nested, _KEEP) and nested.dialect_name() in ("arith", "math"):
                 if any(_small(t) for t in types):
                     _widen(nested)

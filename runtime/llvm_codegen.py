@@ -24,6 +24,8 @@ import llvmlite.ir as ir
 from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -39,7 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
-from blkc.runtime import vector_math
+from blkc.runtime import small_floats, vector_math
 
 GRID_PARAMS = ("pid_x", "pid_y", "pid_z", "nprog_x", "nprog_y", "nprog_z")
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -63,7 +65,9 @@ def llvm_type(t: Attribute) -> ir.Type:
     if isinstance(t, Float16Type):
         return ir.HalfType()
     if isinstance(t, BFloat16Type):
-        return ir.IntType(16)  # llvmlite has no bfloat type: i16 storage, see _emit_extf
+        return ir.IntType(16)  # llvmlite has no bfloat type: i16 storage, see small_floats
+    if isinstance(t, Float8E4M3FNType | Float8E5M2Type):
+        return I8  # LLVM has no fp8 types: i8 storage, see small_floats
     if isinstance(t, PtrType):
         return PTR
     raise CodegenError(f"type {t} has no LLVM lowering")
@@ -71,7 +75,7 @@ def llvm_type(t: Attribute) -> ir.Type:
 
 def abi_type(t: Attribute) -> ir.Type:
     """How a kernel argument of type `t` is passed: small floats travel as f32."""
-    if isinstance(t, Float16Type | BFloat16Type):
+    if isinstance(t, Float16Type | BFloat16Type | Float8E4M3FNType | Float8E5M2Type):
         return ir.FloatType()
     return llvm_type(t)
 
@@ -137,10 +141,8 @@ class _FunctionEmitter:
         block = self.function.body.blocks[0]
         for arg, llvm_arg, t in zip(block.args, kernel.args[: len(params)], params, strict=True):
             value: ir.Value = llvm_arg
-            if isinstance(t, BFloat16Type):
-                value = to_bfloat16(builder, llvm_arg)
-            elif llvm_type(t) != abi_type(t):
-                value = builder.fptrunc(llvm_arg, llvm_type(t))
+            if llvm_type(t) != abi_type(t):
+                value = small_floats.convert(builder, llvm_arg, Float32Type(), t)
             self.values[arg] = value
         for grid_name, llvm_arg in zip(GRID_PARAMS, kernel.args[len(params) :], strict=True):
             self.grid[grid_name] = llvm_arg
@@ -481,12 +483,8 @@ class _FunctionEmitter:
         t = llvm_type(op.result.type)
         if isinstance(value, IntegerAttr):
             self.set(op, ir.Constant(t, value.value.data))
-        elif isinstance(value, FloatAttr) and isinstance(value.type, BFloat16Type):
-            import ml_dtypes
-            import numpy
-
-            bits = numpy.array(value.value.data, dtype=ml_dtypes.bfloat16).view(numpy.uint16)
-            self.set(op, ir.Constant(t, int(bits)))
+        elif isinstance(value, FloatAttr) and small_floats.is_storage_float(value.type):
+            self.set(op, ir.Constant(t, small_floats.bits(value.value.data, value.type)))
         elif isinstance(value, FloatAttr):
             self.set(op, ir.Constant(t, value.value.data))
         else:
@@ -622,37 +620,10 @@ def _emit_fp_to_int(signed: bool) -> Callable[[_FunctionEmitter, Operation], Non
     return emit
 
 
-def _emit_truncf(e: _FunctionEmitter, op: arith.TruncFOp) -> None:
-    """fptrunc, except to bfloat16, which is rounded here (round to nearest even, NaN
-    kept): LLVM would call a library function that this process may not have."""
-    value, target = e.get(op.operands[0]), llvm_type(op.results[0].type)
-    if not isinstance(op.results[0].type, BFloat16Type):
-        e.set(op, e.builder.fptrunc(value, target))
-        return
-    e.set(op, to_bfloat16(e.builder, value))
-
-
-def to_bfloat16(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
-    """The bfloat16 bits (i16) nearest to a float value: round to nearest even, NaN kept."""
-    if value.type != ir.FloatType():
-        value = b.fptrunc(value, ir.FloatType())
-    bits = b.bitcast(value, I32)
-    lsb = b.and_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 1))
-    rounded = b.lshr(b.add(b.add(bits, ir.Constant(I32, 0x7FFF)), lsb), ir.Constant(I32, 16))
-    quiet_nan = b.or_(b.lshr(bits, ir.Constant(I32, 16)), ir.Constant(I32, 0x40))
-    is_nan = b.fcmp_unordered("uno", value, value)
-    return b.trunc(b.select(is_nan, quiet_nan, rounded), ir.IntType(16))
-
-
-def _emit_extf(e: _FunctionEmitter, op: arith.ExtFOp) -> None:
-    """fpext; bfloat16 (i16 storage) widens by placing its bits on top of a float32."""
-    value, target = e.get(op.operands[0]), llvm_type(op.results[0].type)
-    if not isinstance(op.operands[0].type, BFloat16Type):
-        e.set(op, e.builder.fpext(value, target))
-        return
-    b = e.builder
-    wide = b.bitcast(b.shl(b.zext(value, I32), ir.Constant(I32, 16)), ir.FloatType())
-    e.set(op, wide if target == ir.FloatType() else b.fpext(wide, target))
+def _emit_float_conversion(e: _FunctionEmitter, op: Operation) -> None:
+    """extf and truncf, including the small floats kept as integer storage."""
+    source, target = op.operands[0].type, op.results[0].type
+    e.set(op, small_floats.convert(e.builder, e.get(op.operands[0]), source, target))
 
 
 def _emit_negf(e: _FunctionEmitter, op: arith.NegfOp) -> None:
@@ -746,8 +717,8 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionEmitter, Operation], None]] 
     arith.TruncIOp: _cast("trunc"),
     arith.SIToFPOp: _cast("sitofp"),
     arith.UIToFPOp: _cast("uitofp"),
-    arith.ExtFOp: _emit_extf,
-    arith.TruncFOp: _emit_truncf,
+    arith.ExtFOp: _emit_float_conversion,
+    arith.TruncFOp: _emit_float_conversion,
     arith.FPToSIOp: _emit_fp_to_int(True),
     arith.FPToUIOp: _emit_fp_to_int(False),
     arith.BitcastOp: _emit_bitcast,
