@@ -131,9 +131,15 @@ def _to_float(x: Array, src: DType, dst: DType) -> Array:
         wide = _int64_to_float64_odd(x)
     else:
         wide = to_compute(x, src).astype(np.float64)  # exact
-    if dst == dtypes.float32:
-        return wide.astype(np.float32)
-    return _round_to_odd_float32(wide).astype(dst.numpy)
+    if dst in (dtypes.float32, dtypes.float16):
+        return (
+            _round_to_odd_float32(wide).astype(dst.numpy)
+            if dst == dtypes.float16
+            else (wide.astype(np.float32))
+        )
+    # bfloat16 and fp8: through float32 with round to nearest even, then again, as
+    # ml_dtypes converts (which the issue asks blkc to match bit for bit).
+    return wide.astype(np.float32).astype(dst.numpy)
 
 
 def _odd_step(bits: Array, inexact: Array, away: Array) -> Array:
