@@ -36,6 +36,23 @@ def directory() -> Path:
 
 
 @cache
+def _compiler_source() -> str:
+    """A hash of blkc's own Python sources: a changed compiler never reuses old entries."""
+    import blkc
+
+    digest = hashlib.sha256()
+    roots = {Path(blkc.__file__).parent}
+    roots.update(Path(p) for p in getattr(blkc, "__path__", []))
+    for name in ("dialects", "passes", "runtime"):
+        module = __import__(f"blkc.{name}", fromlist=["__file__"])
+        roots.add(Path(module.__file__).parent)
+    for root in sorted(roots):
+        for path in sorted(root.rglob("*.py")):
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
 def _environment() -> str:
     import llvmlite.binding as llvm
 
@@ -44,6 +61,7 @@ def _environment() -> str:
     _initialize()
     parts = [
         version("blkc"),
+        _compiler_source(),
         version("xdsl"),
         version("llvmlite"),
         llvm.get_host_cpu_name(),

@@ -525,12 +525,20 @@ def _binary(method: str) -> Callable[[_FunctionEmitter, Operation], None]:
     return emit
 
 
-def _emit_exp(e: _FunctionEmitter, op: math.ExpOp) -> None:
-    a = e.get(op.operand)
-    if a.type == ir.FloatType():
-        e.set(op, e.builder.call(vector_math.exp_f32(e.module), [a]))
-    else:
-        e.set(op, e.intrinsic("llvm.exp", a.type, [a]))
+def _vector_math(
+    make: Callable[[ir.Module], ir.Function],
+    fallback: Callable[[_FunctionEmitter, Operation], None],
+) -> Callable[[_FunctionEmitter, Operation], None]:
+    """float32: the vectorizable function `make` defines; other types: `fallback`."""
+
+    def emit(e: _FunctionEmitter, op: Operation) -> None:
+        a = e.get(op.operands[0])
+        if a.type == ir.FloatType():
+            e.set(op, e.builder.call(make(e.module), [a]))
+        else:
+            fallback(e, op)
+
+    return emit
 
 
 def _cast(method: str) -> Callable[[_FunctionEmitter, Operation], None]:
@@ -722,15 +730,15 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionEmitter, Operation], None]] 
     arith.FPToSIOp: _emit_fp_to_int(True),
     arith.FPToUIOp: _emit_fp_to_int(False),
     arith.BitcastOp: _emit_bitcast,
-    math.ExpOp: _emit_exp,
+    math.ExpOp: _vector_math(vector_math.exp_f32, _intrinsic("llvm.exp")),
     math.Exp2Op: _intrinsic("llvm.exp2"),
-    math.LogOp: _intrinsic("llvm.log"),
+    math.LogOp: _vector_math(vector_math.log_f32, _intrinsic("llvm.log")),
     math.Log2Op: _intrinsic("llvm.log2"),
     math.SqrtOp: _intrinsic("llvm.sqrt"),
     math.RsqrtOp: _emit_rsqrt,
     math.SinOp: _intrinsic("llvm.sin"),
     math.CosOp: _intrinsic("llvm.cos"),
-    math.TanhOp: _libm("tanh"),
+    math.TanhOp: _vector_math(vector_math.tanh_f32, _libm("tanh")),
     math.ErfOp: _libm("erf"),
     math.FloorOp: _intrinsic("llvm.floor"),
     math.CeilOp: _intrinsic("llvm.ceil"),
