@@ -11,6 +11,7 @@ kernels are cached in memory by (IR, policy, options).
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -54,6 +55,19 @@ def lower(module: ModuleOp, policy: str | None) -> tuple[str, str]:
 class _Binary:
     compiled: CompiledModule
     launcher: Callable[..., None]
+    errors: ctypes.c_uint32
+    """The kernel's out-of-bounds record (see `KernelSignature.errors`)."""
+
+    def check_accesses(self, name: str, accesses: Sequence[str]) -> None:
+        """Raise IndexError when the last launch touched memory outside its arrays."""
+        if not self.errors.value:
+            return
+        self.errors.value = 0
+        where = accesses[0] if len(accesses) == 1 else "one of " + ", ".join(accesses)
+        raise IndexError(
+            f"kernel '{name}' accessed memory outside the arrays it was given, at {where} "
+            "(the access was skipped; check the offsets and the mask)"
+        )
 
 
 @dataclass
@@ -67,6 +81,10 @@ class Kernel:
     """The symbol of the exported grid launcher."""
     abi: list[Attribute]
     """The parameter types the launcher takes (signless, as the code generator saw them)."""
+    errors: str
+    """The symbol of the kernel's out-of-bounds record."""
+    accesses: list[str]
+    """The source location of each memory access the kernel checks."""
     llvm_variants: dict[bool, str]
     """The LLVM IR with pointer arguments marked noalias (True) or not (False)."""
     stages: dict[str, str]
@@ -87,7 +105,9 @@ class Kernel:
         converted = launch.convert_args(self.name, self.params, args)
         shape = launch.normalize_grid(grid, meta or {})
         binary = self._binary(launch.no_overlap(converted.arrays))
-        launch.run_grid(binary.launcher, converted.values, shape)
+        bounds = launch.array_bounds(self.params, converted.arrays)
+        launch.run_grid(binary.launcher, [*converted.values, bounds], shape)
+        binary.check_accesses(self.name, self.accesses)
 
     @property
     def asm(self) -> dict[str, str]:
@@ -120,11 +140,13 @@ class Kernel:
         prototype = ctypes.CFUNCTYPE(
             None,
             *(_ctype(t) for t in self.abi),
+            ctypes.c_void_p,
             ctypes.c_int64,
             ctypes.c_int64,
             *([ctypes.c_int32] * 3),
         )
-        return _Binary(compiled, prototype(compiled.address(self.launcher)))
+        errors = ctypes.c_uint32.from_address(compiled.engine.get_global_value_address(self.errors))
+        return _Binary(compiled, prototype(compiled.address(self.launcher)), errors)
 
 
 def _ctype(t: object) -> type:
@@ -159,19 +181,28 @@ def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
     kernel: str | None = None,
     opt: int = 3,
     filename: str = "<string>",
+    check_bounds: bool | None = None,
 ) -> Kernel:
     """Compile blk IR (text or a module) to a `Kernel`.
 
     `policy` overrides the module's `blk.policy`; `kernel` names the kernel when the module
-    has several. User errors raise `blkc.BlkcError` with located diagnostics. Kernels are
-    cached in memory and on disk (see `blkc.runtime.cache`).
+    has several. `check_bounds` (default: on unless the environment variable
+    `BLKC_CHECK_BOUNDS=0`) makes every memory access check its address against the arrays
+    the kernel was given, skipping and reporting (IndexError) those outside: no kernel can
+    then corrupt or crash the process, at a cost on memory-bound kernels. User errors raise
+    `blkc.BlkcError` with located diagnostics. Kernels are cached in memory and on disk (see
+    `blkc.runtime.cache`).
     """
+    if check_bounds is None:
+        check_bounds = os.environ.get("BLKC_CHECK_BOUNDS", "1") != "0"
     text = source if isinstance(source, str) else str(source)
-    key = cache.key(text, policy, kernel, opt)
+    key = cache.key(text, policy, kernel, opt, check_bounds)
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-    compiled = _from_disk(key, opt) or _build(source, text, policy, kernel, opt, filename, key)
+    compiled = _from_disk(key, opt) or _build(
+        source, text, policy, kernel, opt, filename, key, check_bounds
+    )
     with _cache_lock:
         _cache[key] = compiled
     return compiled
@@ -185,6 +216,7 @@ def _build(
     opt: int,
     filename: str,
     key: str,
+    check_bounds: bool,
 ) -> Kernel:
     global builds
     builds += 1
@@ -192,7 +224,10 @@ def _build(
     name = _pick_kernel(module, kernel)
     params = _params(module, name)  # with signedness, which lowering removes
     strict, loops = lower(module, policy)
-    variants = {noalias: emit_module(module, noalias=noalias) for noalias in (True, False)}
+    variants = {
+        noalias: emit_module(module, noalias=noalias, check_bounds=check_bounds)
+        for noalias in (True, False)
+    }
     signature = variants[True].kernels[name]
     stages = {"loose": text, "strict": strict, "loops": loops, "llvm": variants[True].llvm_ir}
     built = Kernel(
@@ -200,6 +235,8 @@ def _build(
         params,
         signature.launcher,
         list(signature.params),
+        signature.errors,
+        signature.accesses,
         {noalias: emitted.llvm_ir for noalias, emitted in variants.items()},
         stages,
         opt,
@@ -212,6 +249,8 @@ def _build(
             "params": [str(t) for t in params],
             "launcher": signature.launcher,
             "abi": [str(t) for t in signature.params],
+            "errors": signature.errors,
+            "accesses": signature.accesses,
             "llvm": {"noalias": built.llvm_variants[True], "alias": built.llvm_variants[False]},
             "stages": stages,
         },
@@ -234,6 +273,8 @@ def _from_disk(key: str, opt: int) -> Kernel | None:
             types[0],
             meta["launcher"],
             types[1],
+            meta["errors"],
+            list(meta["accesses"]),
             {True: meta["llvm"]["noalias"], False: meta["llvm"]["alias"]},
             dict(meta["stages"]),
             opt,

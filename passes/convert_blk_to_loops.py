@@ -343,7 +343,9 @@ class _FunctionLowering:
             ptr = self.element(op.ptr, idx, body)
             mask = self.element(op.mask, idx, body) if op.mask is not None else None
             other = self.element(op.other, idx, body) if op.other is not None else None
-            return b.value(blk.LoadOp(ptr, mask, other, scalar))
+            load = blk.LoadOp(ptr, mask, other, scalar)
+            load.location = op.location
+            return b.value(load)
         if isinstance(op, blk.ElementwiseOp | blk.CastOp | blk.BitcastOp):
             operands = [self.element(o, idx, body) for o in op.operands]
             clone = type(op).create(

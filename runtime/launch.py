@@ -134,6 +134,22 @@ def convert_args(name: str, params: Sequence[Attribute], args: Sequence[object])
     return _Converted(values, arrays)
 
 
+def array_bounds(params: Sequence[Attribute], arrays: Sequence[numpy.ndarray]) -> ctypes.c_void_p:
+    """The first and end byte of each pointer argument's array, as the kernel reads them:
+    int64 pairs indexed by parameter position. The array is kept alive by the caller."""
+    table = numpy.zeros(2 * max(len(params), 1), numpy.int64)
+    pointers = iter(arrays)
+    for index, t in enumerate(params):
+        if isinstance(t, PtrType):
+            low, high = numpy.lib.array_utils.byte_bounds(next(pointers))
+            table[2 * index : 2 * index + 2] = (low, high)
+    _keep_alive.table = table
+    return ctypes.c_void_p(table.ctypes.data)
+
+
+_keep_alive = threading.local()
+
+
 def no_overlap(arrays: Sequence[numpy.ndarray]) -> bool:
     """True when no two arrays share bytes (then pointers may be marked noalias)."""
     spans = []

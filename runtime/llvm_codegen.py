@@ -88,6 +88,11 @@ class KernelSignature:
     launcher: str
     params: list[Attribute]
     """The blk types of the kernel's arguments, in order."""
+    errors: str
+    """The global i32 the kernel sets to 1 when one of its memory accesses fell outside
+    every array it was given (the access is skipped)."""
+    accesses: list[str]
+    """The source location of each checked memory access, in order."""
 
 
 @dataclass
@@ -96,13 +101,21 @@ class EmittedModule:
     kernels: dict[str, KernelSignature] = field(default_factory=dict)
 
 
-def emit_module(module: ModuleOp, noalias: bool = False) -> EmittedModule:
-    """Translate every kernel of `module` (loop IR) to one LLVM module."""
+def emit_module(
+    module: ModuleOp, noalias: bool = False, check_bounds: bool = True
+) -> EmittedModule:
+    """Translate every kernel of `module` (loop IR) to one LLVM module.
+
+    With `check_bounds`, every load, store and atomic first checks that its address lies
+    inside an array the kernel was given; an access outside is skipped and recorded, and
+    the launcher raises IndexError (the process never reads or writes memory it does not
+    own). Without it, kernels run faster and trust their offsets and masks.
+    """
     llvm_module = ir.Module(name="blkc")
     kernels: dict[str, KernelSignature] = {}
     for op in module.walk():
         if isinstance(op, func.FuncOp) and not op.is_declaration:
-            signature = _FunctionEmitter(llvm_module, op, noalias).emit()
+            signature = _FunctionEmitter(llvm_module, op, noalias, check_bounds).emit()
             kernels[signature.name] = signature
     return EmittedModule(str(llvm_module), kernels)
 
@@ -111,13 +124,24 @@ def emit_module(module: ModuleOp, noalias: bool = False) -> EmittedModule:
 
 
 class _FunctionEmitter:
-    def __init__(self, module: ir.Module, function: func.FuncOp, noalias: bool):
+    def __init__(
+        self, module: ir.Module, function: func.FuncOp, noalias: bool, check_bounds: bool = True
+    ):
         self.module = module
         self.function = function
         self.noalias = noalias
+        self.check_bounds = check_bounds
         self.values: dict[SSAValue, ir.Value] = {}
         self.grid: dict[str, ir.Value] = {}
         self._strings: dict[str, ir.GlobalVariable] = {}
+        self.ranges: dict[int, tuple[ir.Value, ir.Value]] = {}
+        """Pointer parameter index -> (first byte, end byte) of its array, as i64."""
+        self.pointer_params: dict[SSAValue, int] = {}
+        self.accesses: list[str] = []
+        self._limits: dict[tuple[int, int], ir.Value] = {}
+        self.bad: ir.Value = ir.Constant(I1, 0)
+        """Whether an access went out of bounds so far (an OR carried by loops: cheap enough
+        to keep the loops vectorized)."""
 
     # -- functions ---------------------------------------------------------------------
 
@@ -125,7 +149,7 @@ class _FunctionEmitter:
         name = self.function.sym_name.data
         params = list(self.function.function_type.inputs.data)
         abi = [abi_type(t) for t in params]
-        kernel_type = ir.FunctionType(ir.VoidType(), [*abi, *([I32] * 6)])
+        kernel_type = ir.FunctionType(ir.VoidType(), [*abi, PTR, *([I32] * 6)])
         kernel = ir.Function(self.module, kernel_type, name=f"{name}__kernel")
         kernel.linkage = "internal"
         kernel.attributes.add("alwaysinline")
@@ -144,20 +168,116 @@ class _FunctionEmitter:
             if llvm_type(t) != abi_type(t):
                 value = small_floats.convert(builder, llvm_arg, Float32Type(), t)
             self.values[arg] = value
-        for grid_name, llvm_arg in zip(GRID_PARAMS, kernel.args[len(params) :], strict=True):
+        bounds = kernel.args[len(params)]
+        for index, (arg, t) in enumerate(zip(block.args, params, strict=True)):
+            if isinstance(t, PtrType):
+                self.pointer_params[arg] = index
+                entry_builder = self.allocas  # the entry block dominates every use
+                first, end = (
+                    entry_builder.load(
+                        entry_builder.gep(bounds, [ir.Constant(I64, i)], source_etype=I64),
+                        typ=I64,
+                    )
+                    for i in (2 * index, 2 * index + 1)
+                )
+                self.ranges[index] = (first, end)
+        for grid_name, llvm_arg in zip(GRID_PARAMS, kernel.args[len(params) + 1 :], strict=True):
             self.grid[grid_name] = llvm_arg
+        self.errors = ir.GlobalVariable(self.module, I32, name=f"{name}__errors")
+        self.errors.initializer = ir.Constant(I32, 0)
         self.builder = builder
         self.emit_ops(block)
         if not self.builder.block.is_terminated:
+            self._flush_errors()
             self.builder.ret_void()
         launcher = self._emit_launcher(name, kernel, abi)
-        return KernelSignature(name, launcher, params)
+        return KernelSignature(name, launcher, params, self.errors.name, self.accesses)
+
+    # -- bounds ------------------------------------------------------------------------
+
+    def _base_param(self, ptr: SSAValue) -> int | None:
+        """The pointer parameter `ptr` was derived from by pointer arithmetic, if known."""
+        while True:
+            if ptr in self.pointer_params:
+                return self.pointer_params[ptr]
+            owner = ptr.owner
+            if isinstance(owner, blk.AddPtrOp):
+                ptr = owner.ptr
+            elif isinstance(owner, blk.CastOp):
+                ptr = owner.src
+            else:
+                return None
+
+    def checked(self, op: Operation, ptr: SSAValue, size: int, mask: ir.Value | None) -> ir.Value:
+        """The condition under which the access `op` of `size` bytes at `ptr` runs: its mask
+        and the address lying inside an argument's array (inside the one it was derived
+        from, when that is known). Records the access when it is masked in but outside."""
+        if not self.check_bounds:
+            return ir.Constant(I1, 1) if mask is None else mask
+        b = self.builder
+        owner = ptr.owner
+        inside: ir.Value = ir.Constant(I1, 0)
+        if (
+            isinstance(owner, blk.AddPtrOp)
+            and owner.ptr in self.pointer_params
+            and isinstance(self.get(owner.offset).type, ir.IntType)
+            and self.get(owner.offset).type.width == 32
+        ):
+            # The common case, an i32 element offset from a parameter: one 32-bit compare
+            # (vectors of i32 are half as wide as vectors of addresses).
+            limit = self._element_limit(self.pointer_params[owner.ptr], size)
+            inside = b.icmp_unsigned("<", self.get(owner.offset), limit)
+        else:
+            address = b.ptrtoint(self.get(ptr), I64)
+            base = self._base_param(ptr)
+            candidates = [base] if base is not None else list(self.ranges)
+            for index in candidates:
+                first, end = self.ranges[index]
+                offset = b.sub(address, first)
+                limit64 = b.sub(b.sub(end, first), ir.Constant(I64, size))
+                inside = b.or_(inside, b.icmp_unsigned("<=", offset, limit64))
+        active = inside if mask is None else b.and_(mask, inside)
+        wanted = ir.Constant(I1, 1) if mask is None else mask
+        escaped = b.and_(wanted, b.not_(inside))
+        from blkc.diagnostics import op_location
+
+        where = op_location(op)
+        self.accesses.append(f"{where.file}:{where.line}:{where.col}" if where else op.name)
+        self.bad = b.or_(self.bad, escaped)
+        return active
+
+    def _element_limit(self, index: int, size: int) -> ir.Value:
+        """How many elements of `size` bytes parameter `index`'s array holds, capped at
+        2**31 so that it fits an unsigned i32 compare (negative offsets stay outside)."""
+        key = (index, size)
+        if key not in self._limits:
+            b = self.allocas
+            first, end = self.ranges[index]
+            count = b.udiv(b.sub(end, first), ir.Constant(I64, size))
+            capped = b.select(
+                b.icmp_unsigned(">", count, ir.Constant(I64, 2**31)),
+                ir.Constant(I64, 2**31),
+                count,
+            )
+            self._limits[key] = b.trunc(capped, I32)
+        return self._limits[key]
+
+    def _flush_errors(self) -> None:
+        b = self.builder
+        fn = b.function
+        record = fn.append_basic_block("errors.record")
+        done = fn.append_basic_block("errors.done")
+        b.cbranch(self.bad, record, done)
+        b.position_at_end(record)
+        b.store(ir.Constant(I32, 1), self.errors)
+        b.branch(done)
+        b.position_at_end(done)
 
     def _emit_launcher(self, name: str, kernel: ir.Function, abi: Sequence[ir.Type]) -> str:
-        fn_type = ir.FunctionType(ir.VoidType(), [*abi, I64, I64, I32, I32, I32])
+        fn_type = ir.FunctionType(ir.VoidType(), [*abi, PTR, I64, I64, I32, I32, I32])
         fn = ir.Function(self.module, fn_type, name=f"{name}__grid")
         args = list(fn.args)
-        start, end, gx, gy, gz = args[len(abi) :]
+        bounds, start, end, gx, gy, gz = args[len(abi) :]
         entry = fn.append_basic_block("entry")
         loop = fn.append_basic_block("loop")
         done = fn.append_basic_block("done")
@@ -171,7 +291,7 @@ class _FunctionEmitter:
         rest = b.sdiv(linear, gx64)
         y = b.trunc(b.srem(rest, gy64), I32)
         z = b.trunc(b.sdiv(rest, gy64), I32)
-        b.call(kernel, [*args[: len(abi)], x, y, z, gx, gy, gz])
+        b.call(kernel, [*args[: len(abi)], bounds, x, y, z, gx, gy, gz])
         following = b.add(linear, ir.Constant(I64, 1))
         linear.add_incoming(following, loop)
         b.cbranch(b.icmp_signed("<", following, end), loop, done)
@@ -211,6 +331,9 @@ class _FunctionEmitter:
             phi = b.phi(init.type)
             phi.add_incoming(init, pre)
             carried.append(phi)
+        bad = b.phi(I1)
+        bad.add_incoming(self.bad, pre)
+        self.bad = bad
         b.cbranch(b.icmp_signed("<", iv, ub), body, exit_)
         b.position_at_end(body)
         block = op.body.blocks[0]
@@ -225,6 +348,8 @@ class _FunctionEmitter:
         iv.add_incoming(following, latch)
         for phi, value in zip(carried, yield_op.operands, strict=True):
             phi.add_incoming(self.get(value), latch)
+        bad.add_incoming(self.bad, latch)
+        self.bad = bad
         self.builder.branch(header)
         self.builder.position_at_end(exit_)
         for result, phi in zip(op.results, carried, strict=True):
@@ -238,7 +363,10 @@ class _FunctionEmitter:
         merge = fn.append_basic_block("if.end")
         b.cbranch(self.get(op.cond), then_bb, else_bb)
         incoming = []
+        bad_before = self.bad
+        bad_incoming = []
         for region, bb in ((op.true_region, then_bb), (op.false_region, else_bb)):
+            self.bad = bad_before
             self.builder.position_at_end(bb)
             yielded: list[ir.Value] = []
             if region.blocks:
@@ -248,8 +376,13 @@ class _FunctionEmitter:
                 if isinstance(last, scf.YieldOp):
                     yielded = [self.get(v) for v in last.operands]
             incoming.append((yielded, self.builder.block))
+            bad_incoming.append((self.bad, self.builder.block))
             self.builder.branch(merge)
         self.builder.position_at_end(merge)
+        bad = self.builder.phi(I1)
+        for value, bb in bad_incoming:
+            bad.add_incoming(value, bb)
+        self.bad = bad
         for index, result in enumerate(op.results):
             phi = self.builder.phi(llvm_type(result.type))
             for yielded, bb in incoming:
@@ -266,6 +399,9 @@ class _FunctionEmitter:
         b.branch(before_bb)
         b.position_at_end(before_bb)
         before = op.before_region.blocks[0]
+        bad = b.phi(I1)
+        bad.add_incoming(self.bad, pre)
+        self.bad = bad
         phis = []
         for arg, init in zip(before.args, op.arguments, strict=True):
             phi = b.phi(llvm_type(arg.type))
@@ -287,6 +423,8 @@ class _FunctionEmitter:
         latch = self.builder.block
         for phi, value in zip(phis, yield_op.operands, strict=True):
             phi.add_incoming(self.get(value), latch)
+        bad.add_incoming(self.bad, latch)
+        self.bad = bad
         self.builder.branch(before_bb)
         self.builder.position_at_end(exit_bb)
         for result, value in zip(op.results, passed, strict=True):
@@ -357,14 +495,20 @@ class _FunctionEmitter:
         phi.add_incoming(ir.Constant(value.type, None), start)
         return phi
 
+    def _size(self, ptr: SSAValue) -> int:
+        t = ptr.type
+        assert isinstance(t, PtrType)
+        from blkc import dtypes
+
+        pointee = t.pointee
+        return 8 if isinstance(pointee, PtrType) else max(1, dtypes.from_xdsl(pointee).width // 8)
+
     def emit_load(self, op: blk.LoadOp) -> None:
         b = self.builder
         element = self._pointee(op.ptr)
         ptr = self.get(op.ptr)
-        if op.mask is None:
-            self.set(op, b.load(ptr, typ=element))
-            return
-        mask = self.get(op.mask)
+        given = self.get(op.mask) if op.mask is not None else None
+        mask = self.checked(op, op.ptr, self._size(op.ptr), given)
         loaded = self._guarded(mask, lambda: b.load(ptr, typ=element))
         assert loaded is not None
         other = self.get(op.other) if op.other is not None else ir.Constant(element, None)
@@ -377,10 +521,8 @@ class _FunctionEmitter:
         def store() -> None:
             b.store(value, ptr)
 
-        if op.mask is None:
-            store()
-            return
-        self._guarded(self.get(op.mask), store)
+        given = self.get(op.mask) if op.mask is not None else None
+        self._guarded(self.checked(op, op.ptr, self._size(op.ptr), given), store)
 
     def emit_atomic_rmw(self, op: blk.AtomicRMWOp) -> None:
         b = self.builder
@@ -403,19 +545,21 @@ class _FunctionEmitter:
         def rmw() -> ir.Value:
             return b.atomic_rmw(names[kind], ptr, value, "acq_rel")
 
-        if op.mask is None:
-            self.set(op, rmw())
-            return
-        result = self._guarded(self.get(op.mask), rmw)
+        given = self.get(op.mask) if op.mask is not None else None
+        result = self._guarded(self.checked(op, op.ptr, self._size(op.ptr), given), rmw)
         assert result is not None
         self.set(op, result)
 
     def emit_atomic_cas(self, op: blk.AtomicCASOp) -> None:
         b = self.builder
-        pair = b.cmpxchg(
-            self.get(op.ptr), self.get(op.cmp), self.get(op.value), "acq_rel", "acquire"
-        )
-        self.set(op, b.extract_value(pair, 0))
+        ptr, cmp, value = self.get(op.ptr), self.get(op.cmp), self.get(op.value)
+
+        def cas() -> ir.Value:
+            return b.extract_value(b.cmpxchg(ptr, cmp, value, "acq_rel", "acquire"), 0)
+
+        result = self._guarded(self.checked(op, op.ptr, self._size(op.ptr), None), cas)
+        assert result is not None
+        self.set(op, result)
 
     # -- debugging ---------------------------------------------------------------------
 
@@ -683,6 +827,7 @@ def _emit_ptr_cmp(e: _FunctionEmitter, op: blk.CmpOp) -> None:
 
 
 def _emit_return(e: _FunctionEmitter, op: func.ReturnOp) -> None:
+    e._flush_errors()
     e.builder.ret_void()
 
 

@@ -74,3 +74,27 @@ def test_stages_are_available() -> None:
     assert "scf.for" in stages["loops"] and "tensor<" not in stages["loops"]
     assert "define" in stages["llvm"]
     assert "vector_add__grid" in stages["asm"]
+
+
+def test_out_of_bounds_accesses_are_skipped_and_reported() -> None:
+    kernel = compile_example("vector_add.mlir")
+    x, y = numpy.ones(100, numpy.float32), numpy.ones(100, numpy.float32)
+    out = numpy.zeros(100, numpy.float32)
+    guard = numpy.full(1000, 7.0, numpy.float32)  # memory a wild store could hit
+    with pytest.raises(IndexError, match="accessed memory outside the arrays it was given"):
+        kernel[(1,)](x, y, out, 5000)  # the mask lets lanes 100..1023 through
+    numpy.testing.assert_array_equal(out, 2.0)  # the lanes inside were computed
+    assert (guard == 7.0).all()
+    kernel[(1,)](x, y, out, 100)  # the next launch starts clean
+
+
+def test_bounds_checks_can_be_turned_off() -> None:
+    text = (EXAMPLES / "vector_add.mlir").read_text()
+    checked = blkc.compile(text, check_bounds=True)
+    unchecked = blkc.compile(text, check_bounds=False)
+    assert checked is not unchecked
+    x = numpy.arange(2048, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    unchecked[(2,)](x, x, out, 2048)
+    numpy.testing.assert_array_equal(out, 2 * x)
+    assert "icmp ult" in checked.asm["llvm"] or "icmp ule" in checked.asm["llvm"]
