@@ -238,9 +238,10 @@ def compile_times() -> dict[str, float]:
     for name in ("vector_add", "softmax"):
         for label, setting in (("cold", "0"), ("disk cache", "1")):
             os.environ["BLKC_CACHE"] = setting
+            blkc.kernel._cache.clear()
             if setting == "1":
                 kernel(name)._binary(True)  # make sure the entry exists
-            blkc.kernel._cache.clear()
+                blkc.kernel._cache.clear()
             start = time.perf_counter()
             kernel(name)._binary(True)
             times[f"{name} {label}"] = (time.perf_counter() - start) * 1000
@@ -255,7 +256,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few repeats")
     parser.add_argument("--json", type=Path, help="write the results as JSON")
+    parser.add_argument(
+        "--unchecked",
+        action="store_true",
+        help="compile without bounds checks (BLKC_CHECK_BOUNDS=0): faster, trusts the kernels",
+    )
     args = parser.parse_args()
+    if args.unchecked:
+        os.environ["BLKC_CHECK_BOUNDS"] = "0"
     repeat = 3 if args.quick else 10
     big = 1 << 20 if args.quick else 16 << 20
     rows = 256 if args.quick else 4096
@@ -271,7 +279,11 @@ def main() -> None:
         case_sum(big, repeat),
     ]
     torch_version = torch.__version__ if torch else "absent"
-    print(f"machine: {os.cpu_count()} cores, numpy {numpy.__version__}, torch {torch_version}")
+    checks = "off" if args.unchecked else "on"
+    print(
+        f"machine: {os.cpu_count()} cores, numpy {numpy.__version__}, torch {torch_version}, "
+        f"bounds checks {checks}"
+    )
     print(f"copy bandwidth (numpy.copyto): {bandwidth:.1f} GB/s")
     compiled = ", ".join(f"{k} {v:.0f} ms" for k, v in compile_ms.items())
     print(f"compile time (IR text to callable): {compiled}")
