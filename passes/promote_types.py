@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy
 from xdsl.context import Context
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -236,9 +237,12 @@ class _Promoter:
 
 
 def typed_value(value: bool | int | float, dtype: DType) -> Attribute:
-    """A Python literal as a typed scalar attribute of `dtype` (integers wrap)."""
+    """A Python literal as a typed scalar attribute of `dtype`: floats rounded to the dtype
+    (overflowing to infinity, as a cast does), integers wrapped."""
     if dtype.is_float:
-        return FloatAttr(float(value), dtype.xdsl)
+        with numpy.errstate(over="ignore"):
+            rounded = float(numpy.array(float(value), numpy.float64).astype(dtype.numpy))
+        return FloatAttr(rounded, dtype.xdsl)
     if dtype.is_complex:
         raise TypeError(f"{dtype.name} constants are not supported in kernels")
     integer = int(value)
