@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -444,7 +445,9 @@ class ElementwiseOp(BlkOp, ABC):
         if policy is None:
             return
         try:
-            decision = decide(policy, trait.computation, [getattr(self, n) for n in trait.operands])
+            decision = decide(
+                policy, trait.computation_of(self), [getattr(self, n) for n in trait.operands]
+            )
         except PromotionError as err:
             raise VerifyException(str(err)) from None
         if decision is not None and element_type(result) != decision.result.xdsl:
@@ -522,7 +525,7 @@ class SubOp(BinaryOp):
     """Elementwise difference: ``%z = blk.sub %x, %y : tensor<16xf32>``."""
 
     name = "blk.sub"
-    traits = _binary_traits(Computation.ARITH)
+    traits = _binary_traits(Computation.SUBTRACT)
 
 
 @irdl_op_definition
@@ -639,7 +642,7 @@ class MinimumOp(BinaryOp):
     """Elementwise minimum: ``%z = blk.minimum %x, %y : tensor<16xf32>``."""
 
     name = "blk.minimum"
-    traits = _binary_traits(Computation.ARITH)
+    traits = _binary_traits(Computation.MINMAX)
 
 
 @irdl_op_definition
@@ -647,7 +650,19 @@ class MaximumOp(BinaryOp):
     """Elementwise maximum: ``%z = blk.maximum %x, %y : tensor<16xf32>``."""
 
     name = "blk.maximum"
-    traits = _binary_traits(Computation.ARITH)
+    traits = _binary_traits(Computation.MINMAX)
+
+
+@dataclass(frozen=True)
+class _ComparesByPredicate(Promotes):
+    """``eq`` and ``ne`` compare (any dtypes); the other predicates order, which some policies
+    refuse for bools or complex numbers."""
+
+    def computation_of(self, op: Operation) -> Computation:
+        assert isinstance(op, CmpOp)
+        if op.predicate.data in (CmpPredicate.EQ, CmpPredicate.NE):
+            return Computation.COMPARE
+        return Computation.ORDER
 
 
 @irdl_op_definition
@@ -663,7 +678,9 @@ class CmpOp(BinaryOp):
     name = "blk.cmp"
     predicate = prop_def(CmpPredicateAttr)
     traits = traits_def(
-        Pure(), Promotes(Computation.COMPARE, ("lhs", "rhs")), Broadcasts(("lhs", "rhs"))
+        Pure(),
+        _ComparesByPredicate(Computation.COMPARE, ("lhs", "rhs")),
+        Broadcasts(("lhs", "rhs")),
     )
     PREFIX: ClassVar[str | None] = "predicate"
     ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"predicate": CmpPredicateAttr}
@@ -713,7 +730,7 @@ class NegOp(UnaryOp):
     """Elementwise negation: ``%y = blk.neg %x : tensor<16xf32>``."""
 
     name = "blk.neg"
-    traits = _unary_traits(Computation.ARITH)
+    traits = _unary_traits(Computation.SUBTRACT)
 
 
 @irdl_op_definition
@@ -721,7 +738,7 @@ class AbsOp(UnaryOp):
     """Elementwise absolute value: ``%y = blk.abs %x : tensor<16xi32>``."""
 
     name = "blk.abs"
-    traits = _unary_traits(Computation.ARITH)
+    traits = _unary_traits(Computation.ABS)
 
 
 @irdl_op_definition
@@ -1626,7 +1643,9 @@ class ReduceOp(BlkOp):
     """Reduces a block along `axis` (all axes when absent, giving a scalar).
 
     `sum` and `prod` accumulate in `acc_dtype` (set by `promote-types`) and convert to
-    the result dtype at the end; `argmax`/`argmin` give i32 indices of the first extreme.
+    the result dtype at the end; so do `max` and `min` when the policy widens them (Triton
+    reduces 8- and 16-bit values in 32 bits); `argmax`/`argmin` give i32 indices of the first
+    extreme.
 
     ```mlir
     %s = blk.reduce sum, %x axis = 1 acc_dtype = f32 : tensor<16x32xf16> -> tensor<16xf32>
@@ -1660,18 +1679,22 @@ class ReduceOp(BlkOp):
             if not 0 <= axis < len(shape):
                 raise VerifyException(f"axis {axis} is out of range for {self.src.type}")
             out_shape = shape[:axis] + shape[axis + 1 :]
+        src_elem = element_type(self.src.type)
         if kind in (ReduceKind.ARGMAX, ReduceKind.ARGMIN):
             expected_elem: Attribute | None = i32
-        elif kind in (ReduceKind.SUM, ReduceKind.PROD):
-            expected_elem = None  # the policy decides (e.g. i8 sums give i32 under Triton)
+        elif kind in (ReduceKind.SUM, ReduceKind.PROD, ReduceKind.MAX, ReduceKind.MIN):
+            expected_elem = None  # the policy decides (Triton: i8 sums and maxima give i32)
         else:
-            expected_elem = element_type(self.src.type)
+            expected_elem = src_elem
         check_value("result", self.result.type, NUMBER, weak_ok=False)
         if shape_of(self.result.type) != tuple(out_shape) or (
             expected_elem is not None and element_type(self.result.type) != expected_elem
         ):
             where = "all axes" if self.axis is None else f"axis {self.axis.value.data}"
-            want = block_of(expected_elem, out_shape) if expected_elem else format_shape(out_shape)
+            shown = expected_elem or (
+                src_elem if kind in (ReduceKind.MAX, ReduceKind.MIN) else None
+            )
+            want = block_of(shown, out_shape) if shown else format_shape(out_shape)
             raise VerifyException(
                 f"result has type {self.result.type}; {kind.value} over {where} of "
                 f"{self.src.type} gives {want}",

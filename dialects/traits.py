@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.ir import Operation
 from xdsl.traits import OpTrait
 from xdsl.utils.str_enum import StrEnum
 
@@ -17,7 +18,14 @@ class Computation(StrEnum):
     """What an op computes, as the promotion policies distinguish it."""
 
     ARITH = "arith"
-    """``+ - *``, min/max, neg/abs, fma: the common dtype of the operands."""
+    """``+ *``, fma: the common dtype of the operands."""
+    SUBTRACT = "subtract"
+    """``-``, binary and unary: like ARITH, but most libraries refuse bools (``True - True``,
+    ``-True``) that they add."""
+    ABS = "abs"
+    """``abs``: like ARITH, except that the absolute value of a complex number is real."""
+    MINMAX = "minmax"
+    """``minimum maximum``: like ARITH, over dtypes the policy orders."""
     TRUEDIV = "truediv"
     """``/``: integers give a float."""
     FLOORDIV = "floordiv"
@@ -29,13 +37,15 @@ class Computation(StrEnum):
     SHIFT = "shift"
     """``<< >>``: integers only."""
     COMPARE = "compare"
-    """``== != < <= > >=``: the common dtype, then a bool result."""
+    """``== !=``: the common dtype, then a bool result."""
+    ORDER = "order"
+    """``< <= > >=``: like COMPARE, over dtypes the policy orders."""
     SELECT = "select"
     """``where``: the two values share a dtype; the condition is bool."""
     FLOAT_MATH = "float_math"
     """``exp sqrt sin ...``: floats only; integers become floats."""
     ROUNDING_MATH = "rounding_math"
-    """``floor ceil``: floats only; integers become floats."""
+    """``floor ceil``: floats only; integers become floats; complex numbers are refused."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,11 @@ class Promotes(OpTrait):
 
     computation: Computation
     operands: tuple[str, ...]
+
+    def computation_of(self, op: Operation) -> Computation:
+        """What `op` computes: `computation`, unless the op's properties refine it (``blk.cmp``
+        orders or compares by its predicate)."""
+        return self.computation
 
 
 @dataclass(frozen=True)

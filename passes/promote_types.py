@@ -46,6 +46,8 @@ from blkc.passes.promotion import canonical_name, get_policy
 from blkc.passes.promotion.base import Policy, PromotionError
 from blkc.passes.promotion.ir import decide, module_policy
 
+_ACCUMULATES = (blk.ReduceKind.SUM, blk.ReduceKind.PROD)
+
 
 @dataclass(frozen=True)
 class PromoteTypesPass(ModulePass):
@@ -116,7 +118,7 @@ class _Promoter:
     def _promote(self, op: Operation, trait: Promotes) -> None:
         values = [getattr(op, n) for n in trait.operands]
         try:
-            decision = decide(self.name, trait.computation, values)
+            decision = decide(self.name, trait.computation_of(op), values)
         except PromotionError as err:
             raise error_at(op, str(err)) from None
         if decision is not None:
@@ -138,16 +140,19 @@ class _Promoter:
 
     def _accumulate(self, op: blk.ReduceOp | blk.ScanOp) -> None:
         kind = op.kind.data
-        if kind not in (blk.ReduceKind.SUM, blk.ReduceKind.PROD) or op.acc_dtype is not None:
-            if kind in (blk.ReduceKind.MAX, blk.ReduceKind.MIN):
-                self._follow_element(op)
+        selects = kind in (blk.ReduceKind.MAX, blk.ReduceKind.MIN)
+        if op.acc_dtype is not None or not (selects or kind in _ACCUMULATES):
             return
         src = dtype_of(op.src.type)
         assert src is not None
+        ask = self.policy.scan_dtype if isinstance(op, blk.ScanOp) else self.policy.reduce_dtype
         try:
-            acc = self.policy.sum_dtype(src)
+            acc = ask(kind.value, src)
         except PromotionError as err:
             raise error_at(op, str(err)) from None
+        if selects and acc == src:
+            self._follow_element(op)
+            return
         op.properties["acc_dtype"] = acc.xdsl
         wanted = with_element(op.result.type, acc.xdsl)
         if op.result.type != wanted:
@@ -156,15 +161,15 @@ class _Promoter:
     def _dot(self, op: blk.DotOp) -> None:
         lhs, rhs = dtype_of(op.lhs.type), dtype_of(op.rhs.type)
         assert lhs is not None and rhs is not None
-        if lhs != rhs:
-            try:
-                common = self.policy.join(lhs, rhs)
-            except PromotionError as err:
-                raise error_at(op, str(err)) from None
-            self._convert_operand(op, "lhs", common.dtype, common.rule)
-            self._convert_operand(op, "rhs", common.dtype, common.rule)
+        acc = None if op.acc is None else dtype_of(op.acc.type)
+        try:
+            decision = self.policy.dot_dtype(lhs, rhs, acc)
+        except PromotionError as err:
+            raise error_at(op, str(err)) from None
+        self._convert_operand(op, "lhs", decision.compute, decision.rule)
+        self._convert_operand(op, "rhs", decision.compute, decision.rule)
         if op.acc_dtype is None:
-            op.properties["acc_dtype"] = element_type(op.result.type)
+            op.properties["acc_dtype"] = decision.result.xdsl
         if op.acc is not None:
             result = dtype_of(op.result.type)
             assert result is not None

@@ -9,10 +9,13 @@ dtypes of different kinds (bool, integer, floating-point, where real and complex
 are one kind: ``float32 + complex64 -> complex64``), and a signed integer with uint64
 (no standard integer holds both).
 
-Arithmetic (``+ - * / // %``) needs numeric dtypes, so bool is refused there; ``/`` needs
-floating-point dtypes (integer division is left to implementations); ``//`` and ``%``
-need real ones. Sums widen integers to int64/uint64 and refuse bool; float functions
-refuse integers.
+Arithmetic (``+ - * / // %``, ``abs``) needs numeric dtypes, so bool is refused there; ``/``
+needs floating-point dtypes (integer division is left to implementations); ``//``, ``%``,
+``floor``, ``ceil``, ordering (``< <= > >=``, ``minimum``, ``maximum``, ``max``, ``min``)
+need real numeric ones, so bool and complex are refused there; ``==`` and ``!=`` take
+any dtype. Sums and cumulative sums widen integers to int64/uint64 and refuse bool; float
+functions refuse integers; ``abs`` of a complex number is real; ``matmul`` promotes like
+``*``.
 
 Python scalars, as array-api-strict treats them: a bool only beside a bool array, an int
 beside integer and floating-point arrays (within the integer dtype's range), a float
@@ -20,19 +23,34 @@ beside floating-point arrays, a complex beside floating-point arrays (giving the
 dtype of the array's precision). Alone they take the default dtypes: bool, int64, float64,
 complex128.
 
-Departure (not checked by the tables): ``floor`` and ``ceil`` are float functions in blkc,
-so they refuse integers, which the standard returns unchanged.
+Refused, by rule: dtypes outside the standard (``unknown-dtype``: float16, bfloat16, fp8),
+mixed kinds (``mixed-kinds``), a signed integer with uint64 (``signed-uint64``), Python
+scalars of another kind (``literal-kind``) or out of range (``literal-range``), bool where
+numbers are needed (``numeric``), bool and complex where real numbers are
+(``real-numeric``), integer ``/`` (``true-division``), float functions of integers
+(``float-function``), bitwise operations on floats (``bitwise``, ``shift``).
+
+Departures (`tables/departures.json`): ``floor`` and ``ceil`` are float functions in blkc,
+so they refuse integers, which the standard returns unchanged. array-api-strict's
+``matmul`` mixes integers and floats (``int8 @ float32 -> float32``, NumPy's answer) where
+the standard defines no promotion: blkc refuses them as it refuses ``int8 + float32``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 
 from blkc import dtypes
 from blkc.dialects.traits import Computation
 from blkc.dtypes import DType, Kind
-from blkc.passes.promotion.base import Decision, Operand, Policy, Promotion, fits
+from blkc.passes.promotion.base import (
+    REFUSALS,
+    Operand,
+    Policy,
+    Promotion,
+    Refusal,
+    fits,
+)
 
 PROMOTES_TO: dict[DType, tuple[DType, ...]] = {
     dtypes.int8: (dtypes.int16,),
@@ -75,8 +93,12 @@ DEFAULT: dict[Kind, DType] = {
 }
 """The default dtype of each kind of Python scalar."""
 
-NUMERIC_ONLY = (Computation.ARITH, Computation.TRUEDIV, Computation.FLOORDIV, Computation.MOD)
-REAL_ONLY = (Computation.FLOORDIV, Computation.MOD)
+NOT_NUMERIC = Refusal(
+    "numeric", "{op} operations need numeric dtypes in the Array API standard"
+).of(Kind.BOOL)
+NOT_REAL = Refusal("real-numeric", "{op} needs real dtypes in the Array API standard").of(
+    Kind.COMPLEX
+)
 
 
 @cache
@@ -103,6 +125,23 @@ def join_rule(a: DType, b: DType) -> str:
 class ArrayApiPolicy(Policy):
     name = "array_api"
     dtypes = DTYPES
+    refusals = (
+        REFUSALS
+        | dict.fromkeys(
+            (Computation.ARITH, Computation.SUBTRACT, Computation.ABS, Computation.TRUEDIV),
+            NOT_NUMERIC,
+        )
+        | dict.fromkeys(
+            (
+                Computation.FLOORDIV,
+                Computation.MOD,
+                Computation.ROUNDING_MATH,
+                Computation.ORDER,
+                Computation.MINMAX,
+            ),
+            NOT_NUMERIC | NOT_REAL,
+        )
+    )
 
     def join(self, a: DType, b: DType, computation: Computation = Computation.ARITH) -> Promotion:
         for d in (a, b):
@@ -159,20 +198,3 @@ class ArrayApiPolicy(Policy):
         if d.is_int:
             return dtypes.uint64 if d.is_unsigned else dtypes.int64
         return d
-
-    def decide(self, computation: Computation, operands: Sequence[Operand]) -> Decision:
-        decision = super().decide(computation, operands)
-        compute = decision.compute
-        if computation in NUMERIC_ONLY and compute.is_bool:
-            raise self.refuse(
-                f"{' and '.join(str(o) for o in operands)} promote to bool: {computation.value} "
-                "operations need numeric dtypes in the Array API standard",
-                "numeric",
-            )
-        if computation in REAL_ONLY and compute.is_complex:
-            raise self.refuse(
-                f"{' and '.join(str(o) for o in operands)} promote to {compute.name}: "
-                f"{computation.value} needs real dtypes in the Array API standard",
-                "real-numeric",
-            )
-        return decision

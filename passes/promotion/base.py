@@ -11,8 +11,13 @@ Each policy answers the same questions (ARCHITECTURE section 5):
 3. whether 0-d operands take part like blocks (`Policy.promote`, torch overrides it);
 4. the dtype of true division of integers (`Policy.true_divide`);
 5. how ``//`` and ``%`` round (`Policy.rounding`);
-6. the accumulator and result dtypes of reductions (`Policy.sum_dtype`);
-7. what it refuses, raising `PromotionError` with the operands, the policy and the rule.
+6. the accumulator and result dtypes of reductions, scans and ``dot`` (`Policy.reduce_dtype`,
+   `Policy.scan_dtype`, `Policy.dot_dtype`), and the dtype float functions compute in
+   (`Policy.math_dtype`);
+7. what it refuses, raising `PromotionError` with the operands, the policy and the rule: the
+   kinds of dtype each computation refuses once its operands are promoted are data
+   (`Policy.refusals`: shifts refuse bools and floats), and so are the computations with no
+   bool loop, whose bools compute in an integer dtype instead (`Policy.bools_compute_in`).
 
 `Policy.decide` combines them for one operation of a given `Computation`.
 """
@@ -21,8 +26,8 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from blkc import dtypes
@@ -30,6 +35,15 @@ from blkc.dialects.traits import Computation
 from blkc.dtypes import DType, Kind
 
 Scalar = bool | int | float | complex
+
+REAL_PART: dict[DType, DType] = {
+    dtypes.complex64: dtypes.float32,
+    dtypes.complex128: dtypes.float64,
+}
+"""The float a complex dtype is made of (its real part, its absolute value)."""
+
+ACCUMULATING = ("sum", "prod")
+"""The reductions and scans that accumulate (the others select: ``max``, ``min``)."""
 
 
 class PromotionError(TypeError):
@@ -119,6 +133,45 @@ class Decision:
     """``floor`` or ``trunc`` for ``//`` and ``%``; None otherwise."""
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """Why a policy refuses a computation on some kinds of dtype."""
+
+    rule: str
+    why: str
+    """Completes "<operands> promote to <dtype>: "; ``{op}`` stands for the computation."""
+
+    def of(self, *kinds: Kind) -> dict[Kind, Refusal]:
+        """This refusal, for each of `kinds`."""
+        return dict.fromkeys(kinds, self)
+
+
+FLOORING = Refusal(
+    "complex-rounding", "{op} does not support complex numbers (floor is undefined for them)"
+)
+
+REFUSALS: dict[Computation, dict[Kind, Refusal]] = {
+    Computation.BITWISE: Refusal("bitwise", "bitwise operations need integers or bools").of(
+        Kind.FLOAT, Kind.COMPLEX
+    ),
+    Computation.SHIFT: Refusal("shift", "shift operations need integers").of(
+        Kind.BOOL, Kind.FLOAT, Kind.COMPLEX
+    ),
+    Computation.FLOORDIV: FLOORING.of(Kind.COMPLEX),
+    Computation.MOD: FLOORING.of(Kind.COMPLEX),
+    Computation.ROUNDING_MATH: Refusal(
+        "complex-rounding", "floor and ceil are undefined for complex numbers"
+    ).of(Kind.COMPLEX),
+}
+"""What every policy refuses, unless it says otherwise."""
+
+
+def promoted(operands: Sequence[Operand], dtype: DType) -> str:
+    """The operands of a refused operation, as its message names them."""
+    names = " and ".join(str(o) for o in operands)
+    return f"{names} operand" if len(operands) == 1 else f"{names} promote to {dtype.name}"
+
+
 def fits(value: int, d: DType) -> bool:
     lo, hi = d.int_range
     return lo <= value <= hi
@@ -144,6 +197,11 @@ class Policy(ABC):
     wraps_literals: ClassVar[bool] = False
     """True when an integer literal out of the result dtype's range wraps instead of
     being refused (torch, jax)."""
+    refusals: ClassVar[Mapping[Computation, Mapping[Kind, Refusal]]] = REFUSALS
+    """The kinds of dtype each computation refuses once its operands are promoted."""
+    bools_compute_in: ClassVar[Mapping[Computation, Promotion]] = {}
+    """Computations with no bool loop: bools compute in this dtype instead of being refused
+    (NumPy's ``True // True`` is an int8)."""
 
     # -- the questions -----------------------------------------------------------------
 
@@ -173,6 +231,30 @@ class Policy(ABC):
         """The result dtype of a sum (or product) reduction of a block of `d`."""
         return d
 
+    def reduce_dtype(self, kind: str, d: DType) -> DType:
+        """The accumulator (and result) dtype of a ``sum``, ``prod``, ``max`` or ``min``
+        reduction of a block of `d`: `sum_dtype` for sums and products; maxima and minima
+        keep `d`, which must be a kind the policy orders."""
+        if kind in ACCUMULATING:
+            return self.sum_dtype(d)
+        self.check_kind(Computation.MINMAX, d, f"{kind} of {d.name}")
+        return d
+
+    def scan_dtype(self, kind: str, d: DType) -> DType:
+        """The accumulator (and result) dtype of an inclusive ``kind`` scan of a block of
+        `d`: the reduction's, unless a policy says otherwise."""
+        return self.reduce_dtype(kind, d)
+
+    def dot_dtype(self, lhs: DType, rhs: DType, acc: DType | None = None) -> Decision:
+        """What ``dot`` of blocks of `lhs` and `rhs` computes, plus an accumulator block of
+        `acc` when given: both operands are cast to `compute`, and the products are summed
+        in `result` (the accumulator dtype). By default: what ``a * b (+ acc)`` gives."""
+        product = self.decide(Computation.ARITH, [Operand.typed(lhs), Operand.typed(rhs)])
+        if acc is None:
+            return product
+        total = self.decide(Computation.ARITH, [Operand.typed(product.result), Operand.typed(acc)])
+        return replace(product, result=total.result)
+
     def math_dtype(self, d: DType) -> Promotion:
         """The dtype a float function (exp, sqrt, ...) computes in for an operand of `d`."""
         if d.is_float or d.is_complex:
@@ -183,6 +265,13 @@ class Policy(ABC):
 
     def refuse(self, message: str, rule: str) -> PromotionError:
         return PromotionError(message, policy=self.name, rule=rule)
+
+    def check_kind(self, computation: Computation, d: DType, what: str) -> None:
+        """Refuse `computation` on `d` (its operands, named by `what`) when the policy
+        refuses `d`'s kind for it."""
+        refusal = self.refusals.get(computation, {}).get(d.kind)
+        if refusal is not None:
+            raise self.refuse(f"{what}: {refusal.why.format(op=computation.value)}", refusal.rule)
 
     def check_known(self, operand: Operand) -> None:
         if operand.dtype is not None and operand.dtype not in self.dtypes:
@@ -248,6 +337,10 @@ class Policy(ABC):
         """The computation and result dtypes of an operation of kind `computation`."""
         promotion = self.promote(operands, computation)
         compute, rule = promotion.dtype, promotion.rule
+        instead = self.bools_compute_in.get(computation) if compute.is_bool else None
+        if instead is not None:
+            compute, rule = instead.dtype, instead.rule
+        self.check_kind(computation, compute, promoted(operands, promotion.dtype))
         result = compute
         rounding = None
         if computation is Computation.TRUEDIV:
@@ -257,22 +350,15 @@ class Policy(ABC):
             result = compute
         elif computation in (Computation.FLOORDIV, Computation.MOD):
             rounding = self.rounding(all(o.is_literal for o in operands))
-        elif computation in (Computation.BITWISE, Computation.SHIFT):
-            allowed = (Kind.INT,) if computation is Computation.SHIFT else (Kind.BOOL, Kind.INT)
-            if compute.kind not in allowed:
-                what = "integers" if computation is Computation.SHIFT else "integers or bools"
-                raise self.refuse(
-                    f"{' and '.join(str(o) for o in operands)} promote to {compute.name}, but "
-                    f"{computation.value} operations need {what}",
-                    computation.value,
-                )
         elif computation in (Computation.FLOAT_MATH, Computation.ROUNDING_MATH):
             math_promotion = self.math_dtype(compute)
             if math_promotion.dtype != compute:
                 compute, rule = math_promotion.dtype, math_promotion.rule
             result = compute
-        elif computation is Computation.COMPARE:
+        elif computation in (Computation.COMPARE, Computation.ORDER):
             result = dtypes.bool_
+        elif computation is Computation.ABS:
+            result = REAL_PART.get(compute, compute)
         return Decision(compute, result, rule, rounding)
 
     def result_type(self, operands: Sequence[Operand]) -> DType:

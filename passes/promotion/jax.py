@@ -17,22 +17,37 @@ What the lattice does not say, measured from jax 0.10.2 (`tables/jax.json`):
 - a Python int must fit int64, else JAX cannot convert it (rule ``literal-range``);
 - ``/`` of integers and float functions of integers compute in float32, or float64 for
   64-bit integers;
-- ``//`` and ``%`` floor like Python; bools compute in int32; complex numbers are refused;
-- sums widen bools and signed integers to int64, unsigned integers to uint64.
+- ``//`` and ``%`` floor like Python; they and shifts compute bools in int32;
+- sums widen bools and signed integers to int64, unsigned integers to uint64; cumulative
+  sums keep integer dtypes and take bools to int64;
+- ``abs`` of a complex number is real; ``dot`` gives what ``*`` gives.
 
-It departs from JAX in no cell of the tables.
+Refused: float8 with other floats or complex numbers (``float8``), Python ints outside int64
+(``literal-range``), ``-`` on bools (``bool-subtract``: ``True - True`` and ``-True``),
+``//``, ``%``, ``floor`` and ``ceil`` of complex numbers (``complex-rounding``), bitwise
+operations on floats (``bitwise``, ``shift``).
+
+Departures (`tables/departures.json`): ``floor`` and ``ceil`` of integers and bools are
+float functions in blkc, so they compute in a float where JAX keeps the dtype.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from functools import cache
 
 from blkc import dtypes
 from blkc.dialects.traits import Computation
 from blkc.dtypes import DType, Kind
-from blkc.passes.promotion.base import Decision, Operand, Policy, Promotion, fits
+from blkc.passes.promotion.base import (
+    ACCUMULATING,
+    REFUSALS,
+    Operand,
+    Policy,
+    Promotion,
+    Refusal,
+    fits,
+)
 
 Node = DType | Kind
 """A node of the lattice: a dtype, or a weak type, which is the kind of a Python number."""
@@ -76,7 +91,8 @@ X64_DEFAULTS: dict[Node, DType] = {
 }
 """The dtype a weak result materializes as, with x64 on."""
 
-ROUNDED = (Computation.FLOORDIV, Computation.MOD)
+NUMERIC_LOOP = Promotion(dtypes.int32, "numeric")
+"""What bools compute in where JAX's operation wants numbers (``True // True``)."""
 
 
 @cache
@@ -108,6 +124,14 @@ class JaxPolicy(Policy):
     name = "jax"
     dtypes = dtypes.ALL
     wraps_literals = True
+    refusals = REFUSALS | {
+        Computation.SUBTRACT: Refusal(
+            "bool-subtract", "JAX does not subtract or negate bools (use ^ or ~)"
+        ).of(Kind.BOOL),
+    }
+    bools_compute_in = dict.fromkeys(
+        (Computation.FLOORDIV, Computation.MOD, Computation.SHIFT), NUMERIC_LOOP
+    )
 
     def promote(
         self, operands: Sequence[Operand], computation: Computation = Computation.ARITH
@@ -168,18 +192,8 @@ class JaxPolicy(Policy):
             return dtypes.int64
         return d
 
-    def decide(self, computation: Computation, operands: Sequence[Operand]) -> Decision:
-        """``//`` and ``%`` need numbers: bools compute in int32, complex is refused."""
-        decision = super().decide(computation, operands)
-        if computation not in ROUNDED:
-            return decision
-        if decision.compute.is_complex:
-            raise self.refuse(
-                f"{' and '.join(str(o) for o in operands)} promote to "
-                f"{decision.compute.name}: {computation.value} does not support complex "
-                "numbers (floor is undefined for them)",
-                "complex-rounding",
-            )
-        if decision.compute.is_bool:
-            return replace(decision, compute=dtypes.int32, result=dtypes.int32, rule="numeric")
-        return decision
+    def scan_dtype(self, kind: str, d: DType) -> DType:
+        """Cumulative sums and products keep the dtype, except that bools give int64."""
+        if kind not in ACCUMULATING:
+            return super().scan_dtype(kind, d)
+        return dtypes.int64 if d.is_bool else d

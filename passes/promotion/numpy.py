@@ -20,26 +20,43 @@ float, which keeps the float's precision). Beside a bfloat16 or float8 array it 
 the narrowest NumPy dtype of its kind (uint8, float16, complex64): NumPy's fallback for
 dtypes it does not know, hence ``bfloat16 + 2.5 -> float32``.
 
-``/`` on integers computes in float64; ``//`` and ``%`` floor, refuse complex numbers and
-compute bools in int8 (NumPy has no bool loop for them); sums widen integers to
-int64/uint64; float functions take integers to the first of float16, float32, float64
-they cast safely to (``exp(int8)`` is float16).
+``/`` on integers computes in float64; ``//``, ``%`` and shifts compute bools in int8 (NumPy
+has no bool loop for them), and ``//`` and ``%`` floor; sums and cumulative sums widen
+integers to int64/uint64; float functions take integers to the first of float16, float32,
+float64 they cast safely to (``exp(int8)`` is float16); ``abs`` of a complex number is real.
+``matmul`` has no loop for ml_dtypes' types: it computes bfloat16 and the fp8 types in the
+first NumPy float they cast safely to (float32), so ``bfloat16 @ bfloat16 -> float32``.
+
+Refused: integer literals beyond uint64 (``literal-range``), ``-`` on bools
+(``bool-subtract``: ``True - True`` and ``-True``), ``//`` and ``%`` of complex numbers
+(``complex-floor``), bitwise operations on floats (``bitwise``, ``shift``), ``floor`` and
+``ceil`` of complex numbers (``complex-rounding``).
 
 Departures (`tables/departures.json`): ml_dtypes refuses Python ints outside int64 beside
 its types ("expected number, got int"), which blkc rounds like any other int. ``floor``
-and ``ceil`` of integers are float functions in blkc, so they compute in a float where
-NumPy keeps the integer.
+and ``ceil`` of integers and bools are float functions in blkc, so they compute in a float
+where NumPy keeps the dtype. ``numpy.where`` promotes by ``numpy.result_type``, which refuses
+34 pairs of ml_dtypes' types with others that ``+`` computes (``int16 + bfloat16 ->
+float32``); blkc's ``where`` promotes like ``+``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 from blkc import dtypes
 from blkc.dialects.traits import Computation
 from blkc.dtypes import DType, Kind
-from blkc.passes.promotion.base import Decision, Operand, Policy, Promotion, fits
+from blkc.passes.promotion.base import (
+    REAL_PART,
+    REFUSALS,
+    Decision,
+    Operand,
+    Policy,
+    Promotion,
+    Refusal,
+    fits,
+)
 
 ORDER: tuple[DType, ...] = tuple(sorted(dtypes.ALL, key=lambda d: (d.kind, d.width)))
 """The order (kind, then width) in which a join tries the dtypes both operands cast to."""
@@ -51,12 +68,6 @@ EXTRA_SAFE_CASTS: dict[DType, frozenset[DType]] = {
     dtypes.uint64: frozenset({dtypes.float64}),
 }
 """Safe casts that the significand rule does not give."""
-
-REAL_PART: dict[DType, DType] = {
-    dtypes.complex64: dtypes.float32,
-    dtypes.complex128: dtypes.float64,
-}
-"""The float a complex dtype is made of: complex casts follow their real parts."""
 
 ML_DTYPES: frozenset[DType] = frozenset({dtypes.bfloat16, dtypes.float8_e4m3fn, dtypes.float8_e5m2})
 """ml_dtypes' types: NumPy types Python scalars beside them by its fallback for user dtypes."""
@@ -78,16 +89,17 @@ NARROWEST: dict[Kind, DType] = {
 """What a Python scalar stands for beside an ml_dtypes array."""
 
 FLOAT_LOOPS: tuple[DType, ...] = (dtypes.float16, dtypes.float32, dtypes.float64)
-"""NumPy's own loops of float functions, in the order they are tried."""
+"""NumPy's own loops of float functions (and of matmul), in the order they are tried."""
 
-FLOORING = (Computation.FLOORDIV, Computation.MOD)
+BOOL_LOOP = Promotion(dtypes.int8, "bool-loop")
+"""What bools compute in where NumPy has no bool loop (``True // True``, ``True << True``)."""
 
 
 def can_cast(a: DType, b: DType) -> bool:
     """NumPy's ``can_cast(a, b, "safe")`` among blkc's dtypes."""
     if a == b or a.is_bool or b in EXTRA_SAFE_CASTS.get(a, ()):
         return True
-    if b.is_complex:
+    if b.is_complex:  # complex casts follow their real parts
         return can_cast(REAL_PART.get(a, a), REAL_PART[b])
     if a.is_int and b.is_int:
         return b.width >= a.width if a.signed == b.signed else b.signed and b.width > a.width
@@ -110,9 +122,28 @@ def literal_stand_in(typed: DType, kind: Kind) -> DType:
     return DEFAULT[kind]
 
 
+def float_loop(d: DType) -> DType:
+    """The first of NumPy's own float loops that `d` casts safely to."""
+    return next(f for f in FLOAT_LOOPS if can_cast(d, f))
+
+
 class NumpyPolicy(Policy):
     name = "numpy"
     dtypes = dtypes.ALL
+    refusals = REFUSALS | {
+        Computation.SUBTRACT: Refusal(
+            "bool-subtract", "NumPy does not subtract or negate bools (use ^ or ~)"
+        ).of(Kind.BOOL),
+        Computation.FLOORDIV: Refusal("complex-floor", "NumPy has no // for complex numbers").of(
+            Kind.COMPLEX
+        ),
+        Computation.MOD: Refusal("complex-floor", "NumPy has no % for complex numbers").of(
+            Kind.COMPLEX
+        ),
+    }
+    bools_compute_in = dict.fromkeys(
+        (Computation.FLOORDIV, Computation.MOD, Computation.SHIFT), BOOL_LOOP
+    )
 
     def join(self, a: DType, b: DType, computation: Computation = Computation.ARITH) -> Promotion:
         joined = next(c for c in ORDER if can_cast(a, c) and can_cast(b, c))
@@ -149,19 +180,10 @@ class NumpyPolicy(Policy):
     def math_dtype(self, d: DType) -> Promotion:
         if d.is_float or d.is_complex:
             return Promotion(d, "same")
-        return Promotion(next(f for f in FLOAT_LOOPS if can_cast(d, f)), "float-function")
+        return Promotion(float_loop(d), "float-function")
 
-    def decide(self, computation: Computation, operands: Sequence[Operand]) -> Decision:
-        decision = super().decide(computation, operands)
-        if computation not in FLOORING:
+    def dot_dtype(self, lhs: DType, rhs: DType, acc: DType | None = None) -> Decision:
+        decision = super().dot_dtype(lhs, rhs, acc)
+        if decision.result not in ML_DTYPES:
             return decision
-        if decision.compute.is_complex:
-            symbol = "//" if computation is Computation.FLOORDIV else "%"
-            raise self.refuse(
-                f"{f' {symbol} '.join(str(o) for o in operands)} promote to "
-                f"{decision.compute.name}: NumPy has no {symbol} for complex numbers",
-                "complex-floor",
-            )
-        if decision.compute.is_bool:
-            return replace(decision, compute=dtypes.int8, result=dtypes.int8, rule="bool-loop")
-        return decision
+        return replace(decision, result=float_loop(decision.result))

@@ -12,21 +12,28 @@ higher category (`combine_categories`): ``int8 block + int64 scalar -> int8``, b
 ``int8 block + float64 scalar -> float64`` and ``int32 block + 2.5 -> float32``. Literals
 are typed as torch wraps Python numbers: bool, int64 (uint64 beyond int64's range, as torch
 keeps such values), float32 (the default dtype) and complex64; an integer literal outside
-the result dtype wraps. ``/`` of integers computes in float32, ``//`` and ``%`` floor, and
-sums of bools and integers give int64.
+the result dtype wraps. ``/`` of integers and float functions of integers compute in
+float32, ``//`` and ``%`` floor, sums and cumulative sums of bools and integers give int64,
+``abs`` of a complex number is real, and ``matmul`` needs operands of one dtype.
 
 Refused, as torch does: uint16, uint32 and uint64 mixed with any other dtype but a float
 (``unsigned-promotion``), any promotion involving a float8 dtype (``float8``), integer
-literals beyond uint64 (``literal-range``), ``//`` and ``%`` on complex numbers
-(``complex-rounding``).
+literals beyond uint64 (``literal-range``), ``-`` on bools (``bool-subtract``: ``True -
+True`` and ``-True``), ``//``, ``%``, ``floor`` and ``ceil`` of complex numbers
+(``complex-rounding``), ordering complex numbers (``complex-order``: ``<``, ``minimum``,
+``max``), bitwise operations on floats (``bitwise``, ``shift``), ``dot`` of two dtypes
+(``matmul-dtypes``).
 
 Departures (`tables/departures.json`):
 
 - float16 with a complex 0-d value or literal gives torch's complex32, which is not a blkc
   dtype: refused (rule ``complex32``);
 - where the promotion is fine but torch's CPU build has no kernel (uint16 + uint16, float8
-  with itself, a uint16 or float8 block with integer scalars, bool // bool), blkc computes in
-  the promoted dtype: a missing kernel is not a promotion rule.
+  with itself, a uint16 or float8 block with integer scalars, bool // bool, ``abs`` of a
+  bool, ``exp`` of float8, ``max`` of uint16, ``dot`` of bools ...), blkc computes in the
+  promoted dtype: a missing kernel is not a promotion rule;
+- ``floor`` and ``ceil`` of integers are float functions in blkc: they compute in float32
+  where torch keeps the integer.
 """
 
 from __future__ import annotations
@@ -36,7 +43,15 @@ from collections.abc import Sequence
 from blkc import dtypes
 from blkc.dialects.traits import Computation
 from blkc.dtypes import DType, Kind
-from blkc.passes.promotion.base import Decision, Operand, Policy, Promotion, fits
+from blkc.passes.promotion.base import (
+    REFUSALS,
+    Decision,
+    Operand,
+    Policy,
+    Promotion,
+    Refusal,
+    fits,
+)
 
 BAREBONES_UNSIGNED = frozenset({dtypes.uint16, dtypes.uint32, dtypes.uint64})
 """Unsigned dtypes torch promotes with floats only."""
@@ -60,6 +75,9 @@ COMPLEX_OF: dict[DType, DType] = {
 complex32, float8 nothing)."""
 
 
+UNORDERED = Refusal("complex-order", "torch does not order complex numbers").of(Kind.COMPLEX)
+
+
 def operand_names(operands: Sequence[Operand]) -> str:
     return " and ".join(str(o) for o in operands)
 
@@ -68,6 +86,13 @@ class TorchPolicy(Policy):
     name = "torch"
     dtypes = dtypes.ALL
     wraps_literals = True
+    refusals = REFUSALS | {
+        Computation.SUBTRACT: Refusal(
+            "bool-subtract", "torch does not subtract or negate bools (use ^ or ~)"
+        ).of(Kind.BOOL),
+        Computation.ORDER: UNORDERED,
+        Computation.MINMAX: UNORDERED,
+    }
 
     # -- two dtypes (torch.promote_types) ----------------------------------------------
 
@@ -198,14 +223,11 @@ class TorchPolicy(Policy):
     def sum_dtype(self, d: DType) -> DType:
         return dtypes.int64 if d.is_int or d.is_bool else d
 
-    def decide(self, computation: Computation, operands: Sequence[Operand]) -> Decision:
-        """Refuses ``//`` and ``%`` on complex numbers (torch: "floor is not supported")."""
-        decision = super().decide(computation, operands)
-        if computation in (Computation.FLOORDIV, Computation.MOD) and decision.compute.is_complex:
+    def dot_dtype(self, lhs: DType, rhs: DType, acc: DType | None = None) -> Decision:
+        if lhs != rhs:
             raise self.refuse(
-                f"{operand_names(operands)} promote to {decision.compute.name}: "
-                f"{computation.value} does not support complex numbers (floor is undefined "
-                "for them)",
-                "complex-rounding",
+                f"dot of {lhs.name} and {rhs.name}: torch's matmul needs operands of one "
+                "dtype; cast one of them",
+                "matmul-dtypes",
             )
-        return decision
+        return super().dot_dtype(lhs, rhs, acc)

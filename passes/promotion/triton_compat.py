@@ -16,6 +16,21 @@ Division (``/``, ``//``, ``%``) differs: any float other than float64 computes i
 integers of different signedness are refused, and ``//`` on floats is refused. A literal
 of a kind not above the other operand's does not take part, except that division of
 float16 and bfloat16 still computes in float32.
+
+Float functions (``exp``, ``sqrt``, ``floor``, ...) take float32 and float64 only. Reductions,
+scans and ``dot`` are the `triton` policy's, which follows the front end there.
+
+Refused, as the front end refuses them: fp8 with integers or bools (``fp8-integer``), ``/``,
+``//`` and ``%`` of integers of different signedness (``division-signedness``), ``//`` on
+floats (``float-floordiv``), float functions of anything but float32 and float64
+(``float-function``), and what the `triton` policy refuses (literal ranges, complex
+literals, bitwise operations on floats, ``dot`` operands).
+
+Departures (`tables/departures.json`): ``dot`` with an accumulator gives the accumulator's
+dtype, as the ``tt.dot`` the front end emits computes, where the front end's tensor claims
+another dtype; an explicit accumulator dtype is honoured (the front end ignores
+``out_dtype=float16`` except for float16 and fp8 operands); int8 and fp8 ``dot`` are
+accepted whatever K (the front end's K >= 32 check is about the GPU's MMA shapes).
 """
 
 from __future__ import annotations
@@ -75,6 +90,15 @@ class TritonCompatPolicy(TritonPolicy):
                 return Promotion(dtypes.float32, "division-in-float32")
             return Promotion(typed, "weak-literal")
         return self.join(typed, lone, computation)
+
+    def math_dtype(self, d: DType) -> Promotion:
+        if d in (dtypes.float32, dtypes.float64):
+            return Promotion(d, "same")
+        raise self.refuse(
+            f"{d.name} operand of a float function: Triton's front end takes float32 and "
+            "float64 only (tl.exp, tl.sqrt, tl.floor, ...); cast it to float32",
+            "float-function",
+        )
 
     def decide(self, computation: Computation, operands) -> Decision:  # type: ignore[no-untyped-def]
         decision = super().decide(computation, operands)

@@ -119,7 +119,7 @@ def test_complex_flooring_is_refused_naming_the_operands() -> None:
     with pytest.raises(PromotionError) as raised:
         POLICY.decide(Computation.MOD, operands)
     assert str(raised.value) == (
-        "complex64 % int8 promote to complex64: NumPy has no % for complex numbers "
+        "complex64 and int8 promote to complex64: NumPy has no % for complex numbers "
         "(policy 'numpy', rule 'complex-floor')"
     )
 

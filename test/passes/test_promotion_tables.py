@@ -7,8 +7,9 @@ says why. A departure that covers no cell is stale and fails too.
 from __future__ import annotations
 
 import pytest
-from promotion_cases import SECTIONS, cases, departures, expected
+from promotion_cases import SECTIONS, Case, cases, departures, expected, load
 
+from blkc import dtypes
 from blkc.passes.promotion import get_policy
 from blkc.passes.promotion.base import PromotionError
 
@@ -22,9 +23,9 @@ POLICY_LIBRARIES = {
 }
 
 
-def answer(policy: str, case) -> str | None:  # type: ignore[no-untyped-def]
+def answer(policy: str, case: Case) -> str | None:
     try:
-        return get_policy(policy).decide(case.computation, case.operands).result.name
+        return case.answer(get_policy(policy)).name
     except PromotionError:
         return None
 
@@ -47,3 +48,11 @@ def test_every_departure_is_used(policy: str) -> None:
     library = POLICY_LIBRARIES[policy]
     for departure in departures(policy):
         assert any(departure.covers(c) for s in SECTIONS for c in cases(library, s)), departure.why
+
+
+@pytest.mark.parametrize("policy", ["triton", "triton-compat"])
+def test_triton_dot_accumulates_in_float32_by_default(policy: str) -> None:
+    """``tl.dot``'s ``out_dtype`` defaults to None: float32 without an accumulator."""
+    assert load("triton")["dot_out_dtype_default"] == "None"
+    decision = get_policy(policy).dot_dtype(dtypes.float16, dtypes.float16)
+    assert (decision.compute, decision.result) == (dtypes.float16, dtypes.float32)
