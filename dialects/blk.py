@@ -967,8 +967,23 @@ def _verify_axis(axis: int) -> None:
         raise VerifyException(f"axis {axis} is out of range: the launch grid has axes 0, 1 and 2")
 
 
+class _GridOp(IRDLOperation, ABC):
+    """Base of the ops that read the launch grid along one axis."""
+
+    axis = prop_def(IntegerAttr[I32])
+    result = result_def(i32)
+    traits = traits_def(Pure())
+    assembly_format = "$axis attr-dict `:` type($result)"
+
+    def __init__(self, axis: int):
+        super().__init__(properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
+
+    def verify_(self) -> None:
+        _verify_axis(self.axis.value.data)
+
+
 @irdl_op_definition
-class ProgramIdOp(IRDLOperation):
+class ProgramIdOp(_GridOp):
     """The index of this program instance along grid axis `axis` (0, 1 or 2).
 
     ```mlir
@@ -977,20 +992,10 @@ class ProgramIdOp(IRDLOperation):
     """
 
     name = "blk.program_id"
-    axis = prop_def(IntegerAttr[I32])
-    result = result_def(i32)
-    traits = traits_def(Pure())
-    assembly_format = "$axis attr-dict `:` type($result)"
-
-    def __init__(self, axis: int):
-        super().__init__(properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
-
-    def verify_(self) -> None:
-        _verify_axis(self.axis.value.data)
 
 
 @irdl_op_definition
-class NumProgramsOp(IRDLOperation):
+class NumProgramsOp(_GridOp):
     """The number of program instances along grid axis `axis` (0, 1 or 2).
 
     ```mlir
@@ -999,16 +1004,6 @@ class NumProgramsOp(IRDLOperation):
     """
 
     name = "blk.num_programs"
-    axis = prop_def(IntegerAttr[I32])
-    result = result_def(i32)
-    traits = traits_def(Pure())
-    assembly_format = "$axis attr-dict `:` type($result)"
-
-    def __init__(self, axis: int):
-        super().__init__(properties={"axis": IntegerAttr(axis, i32)}, result_types=[i32])
-
-    def verify_(self) -> None:
-        _verify_axis(self.axis.value.data)
 
 
 @irdl_op_definition

@@ -177,6 +177,15 @@ def _safe_divisor(low: _Lowering, a: SSAValue, b: SSAValue) -> tuple[SSAValue, S
     return _select(low, special, one, b), is_zero, is_minus_one
 
 
+def _floor_adjustment(low: _Lowering, remainder: SSAValue, divisor: SSAValue) -> SSAValue:
+    """Where C's truncating remainder needs Python's correction: it is nonzero and its sign
+    differs from the divisor's."""
+    zero = low.const(0, remainder.type)
+    nonzero = _cmpi(low, remainder, zero, "ne")
+    signs_differ = _cmpi(low, low.emit(arith.XOrIOp(remainder, divisor)), zero, "slt")
+    return low.emit(arith.AndIOp(nonzero, signs_differ))
+
+
 def _lower_floordiv(low: _Lowering) -> SSAValue:
     a, b = low.operands()
     op = low.op
@@ -192,10 +201,7 @@ def _lower_floordiv(low: _Lowering) -> SSAValue:
         # Python rounds toward -inf: subtract 1 when the remainder is nonzero and its sign
         # differs from the divisor's.
         remainder = low.emit(arith.RemSIOp(a, divisor))
-        zero = low.const(0, a.type)
-        nonzero = _cmpi(low, remainder, zero, "ne")
-        signs_differ = _cmpi(low, low.emit(arith.XOrIOp(remainder, divisor)), zero, "slt")
-        adjust = low.emit(arith.AndIOp(nonzero, signs_differ))
+        adjust = _floor_adjustment(low, remainder, divisor)
         quotient = _select(
             low, adjust, low.emit(arith.SubiOp(quotient, low.const(1, a.type))), quotient
         )
@@ -236,10 +242,7 @@ def _lower_mod(low: _Lowering) -> SSAValue:
     signed = low.dtype.signed
     remainder = low.emit((arith.RemSIOp if signed else arith.RemUIOp)(a, divisor))
     if floor and signed:
-        zero = low.const(0, a.type)
-        nonzero = _cmpi(low, remainder, zero, "ne")
-        signs_differ = _cmpi(low, low.emit(arith.XOrIOp(remainder, divisor)), zero, "slt")
-        adjust = low.emit(arith.AndIOp(nonzero, signs_differ))
+        adjust = _floor_adjustment(low, remainder, divisor)
         remainder = _select(low, adjust, low.emit(arith.AddiOp(remainder, divisor)), remainder)
     if signed:
         remainder = _select(low, is_minus_one, low.const(0, a.type), remainder)
