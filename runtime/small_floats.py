@@ -85,9 +85,31 @@ def convert(b: ir.IRBuilder, value: ir.Value, source: Attribute, target: Attribu
         order = {"half": 16, "float": 32, "double": 64}
         if order[str(src_native)] < order[str(dst_native)]:
             return b.fpext(value, dst_native)
+        if str(src_native) == "double" and str(dst_native) == "half":
+            # LLVM would call __truncdfhf2, which this process may lack: round to float32
+            # *to odd* first, after which rounding to float16 is exact to the last bit.
+            return b.fptrunc(_to_f32_odd(b, value), dst_native)
         return b.fptrunc(value, dst_native)
     wide = _to_f32(b, value, source)
     return _from_f32(b, wide, target)
+
+
+def _to_f32_odd(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """A float64 rounded to float32 *to odd*: where inexact, the nearest float32 is moved
+    one step toward the value when its last bit is even. Rounding that once more to a
+    format of at most 22 significand bits gives the correctly rounded result."""
+    nearest = b.fptrunc(value, F32)
+    back = b.fpext(nearest, ir.DoubleType())
+    inexact = b.fcmp_ordered("!=", back, value)
+    word = b.bitcast(nearest, I32)
+    even = b.icmp_unsigned("==", b.and_(word, ir.Constant(I32, 1)), ir.Constant(I32, 0))
+    fabs = b.module.globals.get("llvm.fabs.f64") or ir.Function(
+        b.module, ir.FunctionType(ir.DoubleType(), [ir.DoubleType()]), name="llvm.fabs.f64"
+    )
+    away = b.fcmp_ordered(">", b.call(fabs, [value]), b.call(fabs, [back]))
+    stepped = b.select(away, b.add(word, ir.Constant(I32, 1)), b.sub(word, ir.Constant(I32, 1)))
+    fix = b.and_(inexact, even)
+    return b.bitcast(b.select(fix, stepped, word), F32)
 
 
 def _to_f32(b: ir.IRBuilder, value: ir.Value, source: Attribute) -> ir.Value:
