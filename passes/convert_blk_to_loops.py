@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+import numpy
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import (
@@ -114,6 +115,16 @@ _ALWAYS_MATERIALIZED = (
     scf.WhileOp,
 )
 _WRITES_MEMORY = (blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
+
+
+def _largest(d: dtypes.DType) -> float:
+    """Infinity, or the largest finite value of a float format without one (float8_e4m3fn,
+    where an infinity would become NaN)."""
+    import ml_dtypes
+
+    info = ml_dtypes.finfo(d.numpy)
+    has_infinity = numpy.isinf(numpy.array(numpy.inf).astype(d.numpy))
+    return float("inf") if has_infinity else float(info.max)
 
 
 def _is_block(value: SSAValue) -> bool:
@@ -535,9 +546,9 @@ class _FunctionLowering:
             if d.is_bool:
                 value = 1
         elif kind in (blk.ReduceKind.MAX, blk.ReduceKind.ARGMAX):
-            value = float("-inf") if d.is_float else d.int_range[0]
+            value = -_largest(d) if d.is_float else d.int_range[0]
         else:
-            value = float("inf") if d.is_float else d.int_range[1]
+            value = _largest(d) if d.is_float else d.int_range[1]
         if d.is_bool:
             value = int(value != 0)
         return [self.scalar_constant(value, elem)]

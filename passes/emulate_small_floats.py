@@ -24,6 +24,8 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 
+from blkc.dialects import blk
+
 _KEEP = (arith.ExtFOp, arith.TruncFOp, arith.ConstantOp, arith.SelectOp, arith.BitcastOp)
 _SMALL = (Float16Type, BFloat16Type, Float8E4M3FNType, Float8E5M2Type)
 
@@ -41,9 +43,9 @@ class EmulateSmallFloatsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for nested in list(op.walk()):
             types = [v.type for v in (*nested.operands, *nested.results)]
-            if not isinstance(nested, _KEEP) and nested.dialect_name() in ("arith", "math"):
-                if any(_small(t) for t in types):
-                    _widen(nested)
+            computes = nested.dialect_name() in ("arith", "math") or isinstance(nested, blk.ModOp)
+            if computes and not isinstance(nested, _KEEP) and any(_small(t) for t in types):
+                _widen(nested)
 
 
 def _widen(op: Operation) -> None:

@@ -30,6 +30,7 @@ from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.traits import Broadcasts
 from blkc.dialects.types import WeakType, block_of, element_type, shape_of
+from blkc.passes.promote_types import operand_index
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,7 @@ def _broadcast_operands(op: Operation, trait: Broadcasts) -> None:
                 f"operand '{name}' is a weak literal: run promote-types before insert-broadcasts",
             )
         expanded = _expand(value, shape, op)
-        index = next(i for i, v in enumerate(op.operands) if v is value)
-        op.operands[index] = expanded
+        op.operands[operand_index(op, name)] = expanded
 
 
 def _expand(value: SSAValue, shape: Sequence[int], user: Operation) -> SSAValue:

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     Signedness,
+    f32,
     i1,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -186,14 +187,28 @@ def _floor_adjustment(low: _Lowering, remainder: SSAValue, divisor: SSAValue) ->
     return low.emit(arith.AndIOp(nonzero, signs_differ))
 
 
+def _in_float32(low: _Lowering, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue, bool]:
+    """Operands of a float op lowered to several ops: small floats widen to f32 so that
+    the whole op rounds once (docs/semantics.md), then `_narrow` rounds the result."""
+    if low.dtype.width >= 32:
+        return a, b, False
+    return low.emit(arith.ExtFOp(a, f32)), low.emit(arith.ExtFOp(b, f32)), True
+
+
+def _narrow(low: _Lowering, value: SSAValue, like: SSAValue, widened: bool) -> SSAValue:
+    return low.emit(arith.TruncFOp(value, like.type)) if widened else value
+
+
 def _lower_floordiv(low: _Lowering) -> SSAValue:
     a, b = low.operands()
     op = low.op
     assert isinstance(op, blk.FloorDivOp)
     floor = op.rounding is not None and op.rounding.data is blk.Rounding.FLOOR
     if low.dtype.is_float:
-        quotient = low.emit(arith.DivfOp(a, b))
-        return low.emit((math.FloorOp if floor else math.TruncOp)(quotient))
+        wa, wb, widened = _in_float32(low, a, b)
+        quotient = low.emit(arith.DivfOp(wa, wb))
+        rounded = low.emit((math.FloorOp if floor else math.TruncOp)(quotient))
+        return _narrow(low, rounded, a, widened)
     divisor, is_zero, is_minus_one = _safe_divisor(low, a, b)
     signed = low.dtype.signed
     quotient = low.emit((arith.DivSIOp if signed else arith.DivUIOp)(a, divisor))
@@ -217,27 +232,33 @@ def _lower_mod(low: _Lowering) -> SSAValue:
     assert isinstance(op, blk.ModOp)
     floor = op.rounding is not None and op.rounding.data is blk.Rounding.FLOOR
     if low.dtype.is_float:
+        wa, wb, widened = _in_float32(low, a, b)
         # arith has no remf: a scalar `blk.mod` with C rounding stays for the code generator,
         # which emits LLVM's exact `frem`.
         remainder = low.emit(
             blk.ModOp.create(
-                operands=[a, b],
-                result_types=[a.type],
+                operands=[wa, wb],
+                result_types=[wa.type],
                 properties={"rounding": blk.RoundingAttr(blk.Rounding.TRUNC)},
             )
         )
-        if not floor:
-            return remainder
-        zero = low.const(0.0, a.type)
-        nonzero = low.emit(arith.CmpfOp(remainder, zero, "une"))
-        signs_differ = low.emit(
-            arith.XOrIOp(
-                low.emit(arith.CmpfOp(remainder, zero, "olt")),
-                low.emit(arith.CmpfOp(b, zero, "olt")),
+        if floor:
+            # NumPy: a nonzero remainder takes the divisor's sign (add the divisor), and so
+            # does a zero one (-4.0 % 2.0 == 0.0).
+            zero = low.const(0.0, wa.type)
+            nonzero = low.emit(arith.CmpfOp(remainder, zero, "une"))
+            signs_differ = low.emit(
+                arith.XOrIOp(
+                    low.emit(arith.CmpfOp(remainder, zero, "olt")),
+                    low.emit(arith.CmpfOp(wb, zero, "olt")),
+                )
             )
-        )
-        adjust = low.emit(arith.AndIOp(nonzero, signs_differ))
-        return _select(low, adjust, low.emit(arith.AddfOp(remainder, b)), remainder)
+            adjust = low.emit(arith.AndIOp(nonzero, signs_differ))
+            remainder = _select(low, adjust, low.emit(arith.AddfOp(remainder, wb)), remainder)
+            signed_zero = low.emit(math.CopySignOp(zero, wb))
+            is_zero = low.emit(arith.CmpfOp(remainder, zero, "oeq"))
+            remainder = _select(low, is_zero, signed_zero, remainder)
+        return _narrow(low, remainder, a, widened)
     divisor, is_zero, is_minus_one = _safe_divisor(low, a, b)
     signed = low.dtype.signed
     remainder = low.emit((arith.RemSIOp if signed else arith.RemUIOp)(a, divisor))

@@ -210,8 +210,7 @@ class _Promoter:
             return
         converted = self._convert(value, dtype, op, rule)
         if converted is not value:
-            index = next(i for i, v in enumerate(op.operands) if v is value)
-            op.operands[index] = converted
+            op.operands[operand_index(op, name)] = converted
 
     def _convert(self, value: SSAValue, dtype: DType, user: Operation, rule: str) -> SSAValue:
         if isinstance(value.type, WeakType):
@@ -257,6 +256,18 @@ def typed_value(value: bool | int | float, dtype: DType) -> Attribute:
     if dtype.is_bool:
         wrapped = int(bool(value))
     return IntegerAttr(wrapped, dtype.xdsl)
+
+
+def operand_index(op: Operation, name: str) -> int:
+    """The position in `op.operands` of the operand named `name` (optional operands that
+    are absent take no position). The same value may stand at several positions."""
+    position = 0
+    for defined, _ in type(op).get_irdl_definition().operands:  # type: ignore[attr-defined]
+        if defined == name:
+            return position
+        if getattr(op, defined) is not None:
+            position += 1
+    raise KeyError(f"{op.name} has no operand '{name}'")
 
 
 def _insert_before(new: Operation, user: Operation) -> None:

@@ -33,15 +33,20 @@ _CTYPES = {
     "int16": ctypes.c_int16,
     "int32": ctypes.c_int32,
     "int64": ctypes.c_int64,
-    "uint8": ctypes.c_uint8,
-    "uint16": ctypes.c_uint16,
-    "uint32": ctypes.c_uint32,
-    "uint64": ctypes.c_uint64,
-    "float16": ctypes.c_float,
-    "bfloat16": ctypes.c_float,
+    "uint8": ctypes.c_int8,
+    "uint16": ctypes.c_int16,
+    "uint32": ctypes.c_int32,
+    "uint64": ctypes.c_int64,
+    "float16": ctypes.c_double,
+    "bfloat16": ctypes.c_double,
+    "float8_e4m3fn": ctypes.c_double,
+    "float8_e5m2": ctypes.c_double,
     "float32": ctypes.c_float,
     "float64": ctypes.c_double,
 }
+"""How each scalar dtype travels to a kernel: integers as the signed C type of their width
+(the bits; the kernel knows the signedness), small floats as doubles (the kernel rounds
+them once, to nearest even)."""
 
 
 # ------------------------------------------------------------------------------------
@@ -130,6 +135,8 @@ def convert_args(name: str, params: Sequence[Attribute], args: Sequence[object])
             lo, hi = d.int_range
             if not lo <= int(arg) <= hi:
                 raise OverflowError(f"{where}: {arg} is out of range for {d.name} [{lo}, {hi}]")
+        if d.is_int and not d.signed:
+            arg = int(arg) - (1 << d.width) if int(arg) >> (d.width - 1) else int(arg)
         values.append(_CTYPES[d.name](arg))
     return _Converted(values, arrays)
 

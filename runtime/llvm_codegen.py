@@ -74,9 +74,10 @@ def llvm_type(t: Attribute) -> ir.Type:
 
 
 def abi_type(t: Attribute) -> ir.Type:
-    """How a kernel argument of type `t` is passed: small floats travel as f32."""
+    """How a kernel argument of type `t` is passed: small floats travel as f64 (and are
+    rounded once, inside the kernel)."""
     if isinstance(t, Float16Type | BFloat16Type | Float8E4M3FNType | Float8E5M2Type):
-        return ir.FloatType()
+        return ir.DoubleType()
     return llvm_type(t)
 
 
@@ -166,7 +167,7 @@ class _FunctionEmitter:
         for arg, llvm_arg, t in zip(block.args, kernel.args[: len(params)], params, strict=True):
             value: ir.Value = llvm_arg
             if llvm_type(t) != abi_type(t):
-                value = small_floats.convert(builder, llvm_arg, Float32Type(), t)
+                value = small_floats.convert(builder, llvm_arg, Float64Type(), t)
             self.values[arg] = value
         bounds = kernel.args[len(params)]
         for index, (arg, t) in enumerate(zip(block.args, params, strict=True)):
@@ -891,6 +892,7 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionEmitter, Operation], None]] 
     math.AbsFOp: _intrinsic("llvm.fabs"),
     math.AbsIOp: _emit_absi,
     math.FmaOp: _emit_fma,
+    math.CopySignOp: _intrinsic("llvm.copysign", 2),
     memref.AllocaOp: _FunctionEmitter.emit_alloca,
     memref.LoadOp: _FunctionEmitter.emit_memref_load,
     memref.StoreOp: _FunctionEmitter.emit_memref_store,

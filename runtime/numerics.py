@@ -54,7 +54,7 @@ def compute_dtype(d: DType) -> np.dtype[Any]:
     """The NumPy dtype that values of `d` compute in."""
     if d.is_bool:
         return np.dtype(np.uint8)
-    if d.is_float and d.name in ("bfloat16", "float8_e4m3fn", "float8_e5m2"):
+    if d.is_float and d.width < 32:  # float16, bfloat16, fp8: float32, rounded per op
         return np.dtype(np.float32)
     return d.numpy
 
