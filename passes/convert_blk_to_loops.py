@@ -174,10 +174,33 @@ class _FunctionLowering:
         users = {use.operation for use in value.uses}
         other_region = any(u.parent_block() is not op.parent_block() for u in users)
         if isinstance(op, blk.LoadOp):
-            return len(users) > 1 or other_region or any(self._write_between(op, u) for u in users)
+            return len(users) > 1 or other_region or self._write_before_last_use(op, value)
         if not self._expensive_value(value):
             return False
         return len(users) > 1 or other_region
+
+    def _write_before_last_use(self, load: Operation, value: SSAValue) -> bool:
+        """Whether memory may be written between `load` and the last op its value flows
+        into through blocks: fused, the load would run there and read the new contents."""
+        block = load.parent_block()
+        last: Operation | None = None
+        pending, seen = [value], set()
+        while pending:
+            current = pending.pop()
+            for use in current.uses:
+                user = use.operation
+                if user in seen:
+                    continue
+                seen.add(user)
+                anchor = user
+                while anchor.parent_block() is not block and anchor.parent_op() is not None:
+                    anchor = anchor.parent_op()  # type: ignore[assignment]
+                if last is None or block.get_operation_index(anchor) > block.get_operation_index(
+                    last
+                ):
+                    last = anchor
+                pending.extend(r for r in user.results if _is_block(r))
+        return last is not None and self._write_between(load, last)
 
     @staticmethod
     def _write_between(producer: Operation, user: Operation) -> bool:

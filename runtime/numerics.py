@@ -68,7 +68,7 @@ def from_compute(x: Array | np.generic, d: DType) -> Array:
     """A compute-dtype result of an op on `d`, rounded or wrapped back to the storage."""
     x = np.asarray(x)
     if d.is_bool:
-        return (x.astype(np.uint8) & 1).astype(np.bool_)
+        return np.asarray((x.astype(np.uint8) & 1).astype(np.bool_))  # 0-d stays an array
     return x.astype(d.numpy, copy=False)
 
 
