@@ -344,17 +344,28 @@ class _FunctionEmitter:
         self.emit_ops(block)
         yield_op = block.last_op
         assert isinstance(yield_op, scf.YieldOp)
+        iv.add_incoming(self.builder.add(iv, step), self.builder.block)
+        self._close_loop(carried, yield_op, bad, header, exit_)
+        for result, phi in zip(op.results, carried, strict=True):
+            self.values[result] = phi
+
+    def _close_loop(
+        self,
+        phis: Sequence[ir.PhiInstr],
+        yield_op: scf.YieldOp,
+        bad: ir.PhiInstr,
+        header: ir.Block,
+        exit_: ir.Block,
+    ) -> None:
+        """Feed the yielded values (and the out-of-bounds record) back to the loop's phis,
+        branch back to its header and continue after it."""
         latch = self.builder.block
-        following = self.builder.add(iv, step)
-        iv.add_incoming(following, latch)
-        for phi, value in zip(carried, yield_op.operands, strict=True):
+        for phi, value in zip(phis, yield_op.operands, strict=True):
             phi.add_incoming(self.get(value), latch)
         bad.add_incoming(self.bad, latch)
         self.bad = bad
         self.builder.branch(header)
         self.builder.position_at_end(exit_)
-        for result, phi in zip(op.results, carried, strict=True):
-            self.values[result] = phi
 
     def emit_if(self, op: scf.IfOp) -> None:
         b = self.builder
@@ -421,13 +432,7 @@ class _FunctionEmitter:
         self.emit_ops(after)
         yield_op = after.last_op
         assert isinstance(yield_op, scf.YieldOp)
-        latch = self.builder.block
-        for phi, value in zip(phis, yield_op.operands, strict=True):
-            phi.add_incoming(self.get(value), latch)
-        bad.add_incoming(self.bad, latch)
-        self.bad = bad
-        self.builder.branch(before_bb)
-        self.builder.position_at_end(exit_bb)
+        self._close_loop(phis, yield_op, bad, before_bb, exit_bb)
         for result, value in zip(op.results, passed, strict=True):
             self.values[result] = value
 
