@@ -146,6 +146,14 @@ class Refusal:
         return dict.fromkeys(kinds, self)
 
 
+def no_bool_subtraction(library: str) -> dict[Kind, Refusal]:
+    """The refusal of ``-`` on bools (``True - True``, ``-True``) that several libraries
+    share, worded for `library`."""
+    return Refusal("bool-subtract", f"{library} does not subtract or negate bools (use ^ or ~)").of(
+        Kind.BOOL
+    )
+
+
 FLOORING = Refusal(
     "complex-rounding", "{op} does not support complex numbers (floor is undefined for them)"
 )

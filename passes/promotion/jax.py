@@ -45,8 +45,8 @@ from blkc.passes.promotion.base import (
     Operand,
     Policy,
     Promotion,
-    Refusal,
     fits,
+    no_bool_subtraction,
 )
 
 Node = DType | Kind
@@ -125,9 +125,7 @@ class JaxPolicy(Policy):
     dtypes = dtypes.ALL
     wraps_literals = True
     refusals = REFUSALS | {
-        Computation.SUBTRACT: Refusal(
-            "bool-subtract", "JAX does not subtract or negate bools (use ^ or ~)"
-        ).of(Kind.BOOL),
+        Computation.SUBTRACT: no_bool_subtraction("JAX"),
     }
     bools_compute_in = dict.fromkeys(
         (Computation.FLOORDIV, Computation.MOD, Computation.SHIFT), NUMERIC_LOOP

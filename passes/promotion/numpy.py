@@ -56,6 +56,7 @@ from blkc.passes.promotion.base import (
     Promotion,
     Refusal,
     fits,
+    no_bool_subtraction,
 )
 
 ORDER: tuple[DType, ...] = tuple(sorted(dtypes.ALL, key=lambda d: (d.kind, d.width)))
@@ -131,9 +132,7 @@ class NumpyPolicy(Policy):
     name = "numpy"
     dtypes = dtypes.ALL
     refusals = REFUSALS | {
-        Computation.SUBTRACT: Refusal(
-            "bool-subtract", "NumPy does not subtract or negate bools (use ^ or ~)"
-        ).of(Kind.BOOL),
+        Computation.SUBTRACT: no_bool_subtraction("NumPy"),
         Computation.FLOORDIV: Refusal("complex-floor", "NumPy has no // for complex numbers").of(
             Kind.COMPLEX
         ),

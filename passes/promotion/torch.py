@@ -51,6 +51,7 @@ from blkc.passes.promotion.base import (
     Promotion,
     Refusal,
     fits,
+    no_bool_subtraction,
 )
 
 BAREBONES_UNSIGNED = frozenset({dtypes.uint16, dtypes.uint32, dtypes.uint64})
@@ -87,9 +88,7 @@ class TorchPolicy(Policy):
     dtypes = dtypes.ALL
     wraps_literals = True
     refusals = REFUSALS | {
-        Computation.SUBTRACT: Refusal(
-            "bool-subtract", "torch does not subtract or negate bools (use ^ or ~)"
-        ).of(Kind.BOOL),
+        Computation.SUBTRACT: no_bool_subtraction("torch"),
         Computation.ORDER: UNORDERED,
         Computation.MINMAX: UNORDERED,
     }
