@@ -1,0 +1,2 @@
+"""Frontends: the Python `@blkc.jit` DSL and Triton-C, both building loose blk IR through
+`blkc.frontend.builder.IRBuilder`."""

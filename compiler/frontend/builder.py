@@ -1,0 +1,754 @@
+"""Building loose blk IR from a frontend, one located value at a time.
+
+Both frontends (the Python `@blkc.jit` DSL and Triton-C) drive this builder. It gives each
+loose op the result type its verifier expects (the policy's dtype over the broadcast
+shape), reports promotion and broadcast errors at the user's source position as soon as
+they arise, and builds `scf` control flow from callbacks:
+
+    b = IRBuilder("triton", "kernel.py")
+    x_ptr, n = b.begin_kernel("copy", [("x_ptr", PtrType(f32)), ("n", i32)])
+    b.at(3, 5)                                   # what follows comes from line 3, column 5
+    offsets = b.arange(0, 16)
+    mask = b.compare("lt", offsets, n)
+    ...
+    b.end_kernel()
+    module = b.module
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    FileLineColLoc,
+    FunctionType,
+    IntAttr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    UnknownLoc,
+    i1,
+    i32,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from blkc import dtypes
+from blkc.broadcasting import BroadcastError, broadcast_shapes, format_shape
+from blkc.diagnostics import BlkcError, SourceLocation, error_at
+from blkc.dialects import blk
+from blkc.dialects.traits import Computation, Promotes
+from blkc.dialects.types import (
+    PtrType,
+    WeakType,
+    block_of,
+    dtype_of,
+    element_type,
+    shape_of,
+    with_element,
+)
+from blkc.dtypes import DType
+from blkc.passes.promote_types import typed_value
+from blkc.passes.promotion import canonical_name, get_policy
+from blkc.passes.promotion.base import Operand, PromotionError
+from blkc.passes.promotion.ir import decide
+
+BINARY_OPS: dict[str, type[blk.BinaryOp]] = {
+    "add": blk.AddOp,
+    "sub": blk.SubOp,
+    "mul": blk.MulOp,
+    "truediv": blk.TrueDivOp,
+    "floordiv": blk.FloorDivOp,
+    "mod": blk.ModOp,
+    "and": blk.AndOp,
+    "or": blk.OrOp,
+    "xor": blk.XorOp,
+    "shl": blk.ShlOp,
+    "shr": blk.ShrOp,
+    "minimum": blk.MinimumOp,
+    "maximum": blk.MaximumOp,
+}
+"""The binary elementwise ops by the name frontends use."""
+
+UNARY_OPS: dict[str, type[blk.UnaryOp]] = {
+    "neg": blk.NegOp,
+    "abs": blk.AbsOp,
+    "not": blk.NotOp,
+    "exp": blk.ExpOp,
+    "exp2": blk.Exp2Op,
+    "log": blk.LogOp,
+    "log2": blk.Log2Op,
+    "sqrt": blk.SqrtOp,
+    "rsqrt": blk.RsqrtOp,
+    "sin": blk.SinOp,
+    "cos": blk.CosOp,
+    "tanh": blk.TanhOp,
+    "erf": blk.ErfOp,
+    "floor": blk.FloorOp,
+    "ceil": blk.CeilOp,
+}
+"""The unary elementwise ops (and float functions) by name."""
+
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+ValueLike = SSAValue | Operation
+
+
+class IRBuilder:
+    """Builds one module of loose blk IR; see the module docstring.
+
+    Every op built gets the current location (`at`); errors raised through `error` point
+    there too. Values are `SSAValue`s; Python constants enter as weak literals (`literal`)
+    whose dtype the policy decides where they meet typed values.
+    """
+
+    def __init__(self, policy: str = "triton", filename: str = "<string>"):
+        try:
+            self.policy = canonical_name(policy)
+        except ValueError as err:
+            raise error_at(None, str(err)) from None
+        self.filename = filename
+        self.module = ModuleOp([], attributes={blk.POLICY_ATTR: StringAttr(self.policy)})
+        self.block: Block = self.module.body.block
+        self.location: Attribute = UnknownLoc()
+        self._line, self._col = 0, 0
+
+    # -- locations and errors ------------------------------------------------------------
+
+    def at(self, line: int, col: int) -> None:
+        """What is built next comes from `line`, `col` (1-based) of the source file."""
+        self._line, self._col = line, col
+        self.location = FileLineColLoc(StringAttr(self.filename), IntAttr(line), IntAttr(col))
+
+    @contextmanager
+    def located(self, line: int, col: int) -> Iterator[None]:
+        """`at(line, col)` for the duration of a `with` block, then back."""
+        saved = (self._line, self._col, self.location)
+        self.at(line, col)
+        try:
+            yield
+        finally:
+            self._line, self._col, self.location = saved
+
+    @property
+    def source_location(self) -> SourceLocation | None:
+        if isinstance(self.location, UnknownLoc):
+            return None
+        return SourceLocation(self.filename, self._line, self._col)
+
+    def error(self, message: str) -> BlkcError:
+        """An error (for the caller to raise) at the current location."""
+        return error_at(self.source_location, message)
+
+    # -- insertion ---------------------------------------------------------------------
+
+    def add(self, op: Operation) -> Operation:
+        """Insert `op` at the insertion point, with the current location."""
+        op.location = self.location
+        self.block.add_op(op)
+        return op
+
+    def _value(self, op: Operation) -> SSAValue:
+        return self.add(op).results[0]
+
+    @contextmanager
+    def inserting_into(self, block: Block) -> Iterator[Block]:
+        saved = self.block
+        self.block = block
+        try:
+            yield block
+        finally:
+            self.block = saved
+
+    # -- kernels -----------------------------------------------------------------------
+
+    def begin_kernel(
+        self, name: str, params: Sequence[tuple[str, Attribute]], kernel: bool = True
+    ) -> list[SSAValue]:
+        """Start the function `name` (a `blk.kernel` unless `kernel` is false); return its
+        arguments. Everything built until `end_kernel` goes into its body."""
+        body = Block(arg_types=[t for _, t in params])
+        for arg, (arg_name, _) in zip(body.args, params, strict=True):
+            if arg_name.isidentifier():
+                arg.name_hint = arg_name
+        function = func.FuncOp(
+            name, FunctionType.from_lists([t for _, t in params], []), Region(body)
+        )
+        if kernel:
+            function.attributes[blk.KERNEL_ATTR] = UnitAttr()
+        self.add(function)
+        self.block = body
+        return list(body.args)
+
+    def end_kernel(self) -> None:
+        self.add(func.ReturnOp())
+        self.block = self.module.body.block
+
+    # -- values ------------------------------------------------------------------------
+
+    def literal(self, value: bool | int | float) -> SSAValue:
+        """A weak literal: a Python constant whose dtype the policy decides."""
+        return self._value(blk.LiteralOp(value))
+
+    def constant(
+        self, value: bool | int | float, dtype: DType, shape: Sequence[int] = ()
+    ) -> SSAValue:
+        """A typed constant of `dtype`, a scalar or a block of `shape` filled with `value`."""
+        scalar = typed_value(value, dtype)
+        if not shape:
+            return self._value(blk.ConstantOp(scalar))
+        dense = DenseIntOrFPElementsAttr.from_list(
+            TensorType(dtype.xdsl, list(shape)),
+            [scalar.value.data],  # type: ignore[attr-defined]
+        )
+        return self._value(blk.ConstantOp(dense))
+
+    @staticmethod
+    def literal_value(value: SSAValue) -> bool | int | float | None:
+        """The Python value of a weak literal (None for other values)."""
+        owner = value.owner
+        return owner.python_value if isinstance(owner, blk.LiteralOp) else None
+
+    @staticmethod
+    def is_weak(value: SSAValue) -> bool:
+        return isinstance(value.type, WeakType)
+
+    def typed(self, value: SSAValue, dtype: DType | None = None) -> SSAValue:
+        """`value` with a dtype: a weak literal becomes a constant of `dtype` (default: the
+        dtype the policy gives the literal on its own); typed values pass through."""
+        if not self.is_weak(value):
+            return value
+        literal = self.literal_value(value)
+        if literal is None:
+            raise self.error("a weak value without a known value needs an explicit dtype")
+        if dtype is None:
+            dtype = get_policy(self.policy).literal_dtype(Operand.literal(literal))
+        return self.constant(literal, dtype)
+
+    # -- elementwise -------------------------------------------------------------------
+
+    def _shape(self, names: Sequence[str], values: Sequence[SSAValue]) -> tuple[int, ...]:
+        try:
+            return broadcast_shapes(*(shape_of(v.type) for v in values), names=list(names))
+        except BroadcastError as err:
+            raise self.error(str(err)) from None
+
+    def _decide(self, computation: Computation, values: Sequence[SSAValue]) -> Attribute | None:
+        try:
+            decision = decide(self.policy, computation, values)
+        except PromotionError as err:
+            raise self.error(str(err)) from None
+        return None if decision is None else decision.result.xdsl
+
+    def elementwise(
+        self,
+        cls: type[blk.ElementwiseOp],
+        operands: Sequence[SSAValue],
+        properties: dict[str, Attribute] | None = None,
+        computation: Computation | None = None,
+    ) -> SSAValue:
+        """Build the loose elementwise op `cls` on `operands`: the result has the operands'
+        broadcast shape and the dtype the policy gives."""
+        names = [n for n, _ in cls.get_irdl_definition().operands]
+        shape = self._shape(names, operands)
+        trait = cls.get_trait(Promotes)
+        element: Attribute | None = None
+        if trait is not None:
+            promoted = [operands[names.index(n)] for n in trait.operands]
+            element = self._decide(computation or trait.computation, promoted)
+            if element is None:
+                element = element_type(promoted[0].type)
+        if cls.RESULT == "bool":
+            element = i1
+        elif cls is blk.AddPtrOp:
+            element = element_type(operands[0].type)
+        assert element is not None, cls.name
+        op = cls.build(
+            operands=list(operands),
+            result_types=[block_of(element, shape)],
+            properties=properties or {},
+        )
+        return self._value(op)
+
+    def binary(self, name: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """``lhs <name> rhs`` for a name of `BINARY_OPS`."""
+        return self.elementwise(BINARY_OPS[name], [lhs, rhs])
+
+    def unary(self, name: str, operand: SSAValue) -> SSAValue:
+        """``<name>(operand)`` for a name of `UNARY_OPS`."""
+        return self.elementwise(UNARY_OPS[name], [operand])
+
+    def compare(self, predicate: str, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """An elementwise comparison (`COMPARISONS`), giving bool."""
+        ordering = predicate not in ("eq", "ne")
+        return self.elementwise(
+            blk.CmpOp,
+            [lhs, rhs],
+            {"predicate": blk.CmpPredicateAttr(blk.CmpPredicate(predicate))},
+            Computation.ORDER if ordering else Computation.COMPARE,
+        )
+
+    def where(self, cond: SSAValue, true_value: SSAValue, false_value: SSAValue) -> SSAValue:
+        return self.elementwise(blk.WhereOp, [self.to_bool(cond), true_value, false_value])
+
+    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        return self.elementwise(blk.FmaOp, [a, b, c])
+
+    def addptr(self, ptr: SSAValue, offset: SSAValue) -> SSAValue:
+        """`ptr` advanced by `offset` elements; a weak offset becomes i32 (or i64)."""
+        if not isinstance(element_type(ptr.type), PtrType):
+            raise self.error(f"pointer arithmetic needs a pointer, got {ptr.type}")
+        offset = self.typed(offset)
+        if dtype_of(offset.type) is None or not dtype_of(offset.type).is_int:  # type: ignore[union-attr]
+            raise self.error(f"a pointer offset must be an integer, got {offset.type}")
+        return self.elementwise(blk.AddPtrOp, [ptr, offset])
+
+    def to_bool(self, value: SSAValue) -> SSAValue:
+        """`value` as bool: comparisons pass through, numbers compare unequal to zero."""
+        if self.is_weak(value):
+            literal = self.literal_value(value)
+            return self.constant(bool(literal), dtypes.bool_)
+        if element_type(value.type) == i1:
+            return value
+        if isinstance(element_type(value.type), PtrType):
+            raise self.error(f"a pointer ({value.type}) has no truth value")
+        return self.compare("ne", value, self.literal(0))
+
+    # -- conversions and shapes ----------------------------------------------------------
+
+    def cast(self, value: SSAValue, dtype: DType | Attribute) -> SSAValue:
+        """Convert each element to `dtype` (a `DType` or a pointer type)."""
+        target = dtype.xdsl if isinstance(dtype, DType) else dtype
+        if self.is_weak(value):
+            if isinstance(dtype, DType):
+                return self.typed(value, dtype)
+            value = self.typed(value)
+        if element_type(value.type) == target:
+            return value
+        return self._value(blk.CastOp(value, with_element(value.type, target)))
+
+    def bitcast(self, value: SSAValue, dtype: DType) -> SSAValue:
+        value = self.typed(value)
+        source = dtype_of(value.type)
+        if source is None or source.width != dtype.width:
+            raise self.error(
+                f"bitcast needs dtypes of one width: {value.type} and {dtype.name} differ"
+            )
+        return self._value(blk.BitcastOp(value, with_element(value.type, dtype.xdsl)))
+
+    def expand_dims(self, value: SSAValue, axis: int) -> SSAValue:
+        value = self.typed(value)
+        rank = len(shape_of(value.type))
+        if not -rank - 1 <= axis <= rank:
+            raise self.error(f"axis {axis} is out of range for a block of rank {rank}")
+        return self._value(blk.ExpandDimsOp(value, axis % (rank + 1)))
+
+    def broadcast_to(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
+        """`value` broadcast to `shape` (NumPy's rules: leading dimensions are added)."""
+        value = self.typed(value)
+        shape = tuple(shape)
+        current = shape_of(value.type)
+        if current == shape:
+            return value
+        try:
+            if broadcast_shapes(current, shape) != shape:
+                raise BroadcastError("", (current, shape), 0)
+        except BroadcastError:
+            raise self.error(
+                f"cannot broadcast a block of shape {format_shape(current)} to "
+                f"{format_shape(shape)}"
+            ) from None
+        if not current:
+            return self._value(blk.SplatOp(value, block_of(element_type(value.type), shape)))
+        while len(current) < len(shape):
+            value = self._value(blk.ExpandDimsOp(value, 0))
+            current = shape_of(value.type)
+        return self._value(blk.BroadcastOp(value, block_of(element_type(value.type), shape)))
+
+    def reshape(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
+        value = self.typed(value)
+        old = shape_of(value.type)
+        if _numel(old) != _numel(shape):
+            raise self.error(
+                f"cannot reshape a block of shape {format_shape(old)} ({_numel(old)} elements) "
+                f"to {format_shape(shape)} ({_numel(shape)} elements)"
+            )
+        if tuple(shape) == old:
+            return value
+        if not shape:
+            raise self.error("cannot reshape a block to a scalar; reduce it instead")
+        return self._value(blk.ReshapeOp(value, block_of(element_type(value.type), shape)))
+
+    def permute(self, value: SSAValue, order: Sequence[int]) -> SSAValue:
+        value = self.typed(value)
+        rank = len(shape_of(value.type))
+        if sorted(order) != list(range(rank)):
+            raise self.error(
+                f"{list(order)} is not a permutation of the {rank} dimensions of {value.type}"
+            )
+        if list(order) == list(range(rank)):
+            return value
+        return self._value(blk.PermuteOp(value, order))
+
+    # -- grid and ranges ---------------------------------------------------------------
+
+    def program_id(self, axis: int) -> SSAValue:
+        self._check_axis(axis)
+        return self._value(blk.ProgramIdOp(axis))
+
+    def num_programs(self, axis: int) -> SSAValue:
+        self._check_axis(axis)
+        return self._value(blk.NumProgramsOp(axis))
+
+    def _check_axis(self, axis: int) -> None:
+        if axis not in (0, 1, 2):
+            raise self.error(f"axis {axis} is out of range: the launch grid has axes 0, 1 and 2")
+
+    def arange(self, start: int, end: int) -> SSAValue:
+        """The i32 block ``[start, ..., end - 1]``; its length must be a power of two."""
+        length = end - start
+        if length <= 0:
+            raise self.error(f"arange needs end > start, got start = {start} and end = {end}")
+        if length & (length - 1):
+            raise self.error(
+                f"arange's length must be a power of two, got {length} ({start} to {end})"
+            )
+        if not (-(2**31) <= start and end <= 2**31):
+            raise self.error(f"arange's bounds must fit int32, got {start} and {end}")
+        return self._value(blk.ArangeOp(start, end))
+
+    # -- memory ------------------------------------------------------------------------
+
+    def _pointer_block(self, ptr: SSAValue, shape: tuple[int, ...]) -> SSAValue:
+        if not isinstance(element_type(ptr.type), PtrType):
+            raise self.error(f"expected a pointer or a block of pointers, got {ptr.type}")
+        return self.broadcast_to(ptr, shape) if shape_of(ptr.type) != shape else ptr
+
+    def load(
+        self, ptr: SSAValue, mask: SSAValue | None = None, other: SSAValue | None = None
+    ) -> SSAValue:
+        """Load where `ptr` points; where `mask` is false the element is `other` (zero)."""
+        if other is not None and mask is None:
+            raise self.error("'other' fills the lanes a mask turns off: it needs a mask")
+        mask = None if mask is None else self.to_bool(mask)
+        present = [v for v in (ptr, mask, other) if v is not None]
+        shape = self._shape(["ptr", "mask", "other"][: len(present)], present)
+        ptr = self._pointer_block(ptr, shape)
+        pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
+        return self._value(blk.LoadOp(ptr, mask, other, block_of(pointee, shape)))
+
+    def store(self, ptr: SSAValue, value: SSAValue, mask: SSAValue | None = None) -> None:
+        """Store `value` where `ptr` points, only where `mask` holds."""
+        mask = None if mask is None else self.to_bool(mask)
+        present = [v for v in (ptr, value, mask) if v is not None]
+        shape = self._shape(["ptr", "value", "mask"][: len(present)], present)
+        ptr = self._pointer_block(ptr, shape)
+        if isinstance(element_type(value.type), PtrType):
+            raise self.error(f"cannot store a pointer value ({value.type})")
+        self.add(blk.StoreOp(ptr, value, mask))
+
+    def atomic_rmw(
+        self, kind: str, ptr: SSAValue, value: SSAValue, mask: SSAValue | None = None
+    ) -> SSAValue:
+        """Atomically combine `value` into memory (`kind`: add, max, min, and, or, xor,
+        xchg); return the old contents."""
+        mask = None if mask is None else self.to_bool(mask)
+        present = [v for v in (ptr, value, mask) if v is not None]
+        shape = self._shape(["ptr", "value", "mask"][: len(present)], present)
+        ptr = self._pointer_block(ptr, shape)
+        pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
+        op = blk.AtomicRMWOp.build(
+            operands=[ptr, value, mask],
+            result_types=[block_of(pointee, shape)],
+            properties={"kind": blk.AtomicKindAttr(blk.AtomicKind(kind))},
+        )
+        return self._value(op)
+
+    def atomic_cas(self, ptr: SSAValue, cmp: SSAValue, value: SSAValue) -> SSAValue:
+        shape = self._shape(["ptr", "cmp", "value"], [ptr, cmp, value])
+        ptr = self._pointer_block(ptr, shape)
+        pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
+        op = blk.AtomicCASOp.build(
+            operands=[ptr, cmp, value], result_types=[block_of(pointee, shape)]
+        )
+        return self._value(op)
+
+    # -- reductions, scans, dot ------------------------------------------------------------
+
+    def _accumulated(self, kind: str, source: DType, scan: bool) -> DType:
+        policy = get_policy(self.policy)
+        if kind in ("argmax", "argmin"):
+            return dtypes.int32
+        if kind not in ("sum", "prod", "max", "min"):
+            return source
+        try:
+            return (policy.scan_dtype if scan else policy.reduce_dtype)(kind, source)
+        except PromotionError as err:
+            raise self.error(str(err)) from None
+
+    def _block_operand(self, value: SSAValue, what: str) -> tuple[SSAValue, DType]:
+        value = self.typed(value)
+        dtype = dtype_of(value.type)
+        if not isinstance(value.type, TensorType) or dtype is None:
+            raise self.error(f"{what} takes a block, got {value.type}")
+        return value, dtype
+
+    def reduce(self, kind: str, value: SSAValue, axis: int | None = None) -> SSAValue:
+        """Reduce `value` along `axis` (all axes when None) with `kind` (sum, prod, max,
+        min, argmax, argmin, and, or, xor)."""
+        value, source = self._block_operand(value, f"the {kind} reduction")
+        shape = list(shape_of(value.type))
+        properties: dict[str, Attribute] = {"kind": blk.ReduceKindAttr(blk.ReduceKind(kind))}
+        if axis is not None:
+            if not -len(shape) <= axis < len(shape):
+                raise self.error(f"axis {axis} is out of range for {value.type}")
+            axis %= len(shape)
+            properties["axis"] = IntegerAttr(axis, i32)
+            out = shape[:axis] + shape[axis + 1 :]
+        else:
+            out = []
+        result = block_of(self._accumulated(kind, source, False).xdsl, out)
+        return self._value(
+            blk.ReduceOp.build(operands=[value], result_types=[result], properties=properties)
+        )
+
+    def scan(self, kind: str, value: SSAValue, axis: int = 0) -> SSAValue:
+        """Inclusive prefix `kind` (sum, prod, max, min) along `axis`."""
+        value, source = self._block_operand(value, f"the {kind} scan")
+        rank = len(shape_of(value.type))
+        if not -rank <= axis < rank:
+            raise self.error(f"axis {axis} is out of range for {value.type}")
+        result = with_element(value.type, self._accumulated(kind, source, True).xdsl)
+        properties = {
+            "kind": blk.ReduceKindAttr(blk.ReduceKind(kind)),
+            "axis": IntegerAttr(axis % rank, i32),
+        }
+        return self._value(
+            blk.ScanOp.build(operands=[value], result_types=[result], properties=properties)
+        )
+
+    def dot(
+        self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue | None = None,
+        out_dtype: DType | None = None,
+    ) -> SSAValue:
+        """The matrix product ``lhs @ rhs (+ acc)`` of 2-D (or batched 3-D) blocks. The
+        result has `acc`'s dtype when given, else `out_dtype`, else the policy's."""
+        lhs, a = self._block_operand(lhs, "dot")
+        rhs, b = self._block_operand(rhs, "dot")
+        sa, sb = shape_of(lhs.type), shape_of(rhs.type)
+        if len(sa) not in (2, 3) or len(sa) != len(sb):
+            raise self.error(
+                f"dot takes two 2-D (or two batched 3-D) blocks, got {lhs.type} and {rhs.type}"
+            )
+        if sa[-1] != sb[-2]:
+            raise self.error(
+                f"dot's inner dimensions differ: {lhs.type} has K = {sa[-1]} but {rhs.type} "
+                f"has K = {sb[-2]}"
+            )
+        shape = (*sa[:-1], sb[-1])
+        if acc is not None:
+            acc = self.broadcast_to(acc, shape)
+            result = dtype_of(acc.type)
+            assert result is not None
+        elif out_dtype is not None:
+            result = out_dtype
+        else:
+            try:
+                result = get_policy(self.policy).dot_dtype(a, b).result
+            except PromotionError as err:
+                raise self.error(str(err)) from None
+        properties = {} if out_dtype is None else {"acc_dtype": out_dtype.xdsl}
+        return self._value(
+            blk.DotOp.build(
+                operands=[lhs, rhs, acc],
+                result_types=[block_of(result.xdsl, shape)],
+                properties=properties,
+            )
+        )
+
+    # -- debugging ---------------------------------------------------------------------
+
+    def print(self, prefix: str, values: Sequence[SSAValue]) -> None:
+        self.add(blk.PrintOp(prefix, [self.typed(v) for v in values]))
+
+    def assert_(self, cond: SSAValue, message: str) -> None:
+        self.add(blk.AssertOp(self.to_bool(cond), message))
+
+    # -- control flow --------------------------------------------------------------------
+
+    def condition(self, value: SSAValue) -> SSAValue:
+        """`value` as the scalar i1 an `if` or `while` tests."""
+        if shape_of(value.type):
+            raise self.error(
+                f"a condition must be a scalar, got a block ({value.type}); reduce it first "
+                "or use where() to select elementwise"
+            )
+        return self.to_bool(value)
+
+    def _loop_index_dtype(self, bounds: Sequence[SSAValue]) -> DType:
+        typed = [v for v in bounds if not self.is_weak(v)]
+        for v in typed:
+            d = dtype_of(v.type)
+            if d is None or not d.is_int or shape_of(v.type):
+                raise self.error(f"loop bounds must be integer scalars, got {v.type}")
+        if not typed:
+            big = any(not -(2**31) <= int(self.literal_value(v) or 0) < 2**31 for v in bounds)
+            return dtypes.int64 if big else dtypes.int32
+        result = self._decide(Computation.ARITH, list(bounds))
+        assert result is not None
+        return dtypes.from_xdsl(result)
+
+    def for_loop(
+        self,
+        lower: SSAValue,
+        upper: SSAValue,
+        step: SSAValue,
+        inits: Sequence[SSAValue],
+        body: Callable[[SSAValue, list[SSAValue]], Sequence[SSAValue]],
+        names: Sequence[str] = (),
+    ) -> list[SSAValue]:
+        """``for i in range(lower, upper, step)`` carrying `inits` through `body`, which gets
+        the index and the carried values and returns their next values; returns the
+        final values.
+
+        A carried value whose body result has another dtype of the same shape is widened
+        when the init is a literal or promotes to that dtype (``acc = 0`` before a float
+        loop); any other change is an error naming the variable (`names`). `body` may
+        therefore run twice, and must not keep state of its own between runs.
+        """
+        index = self._loop_index_dtype([lower, upper, step])
+        bounds = [self.cast(v, index) for v in (lower, upper, step)]
+        step_value = self.literal_value(step)
+        if step_value is not None and step_value <= 0:
+            raise self.error(f"a loop's step must be positive, got {step_value}")
+
+        def build(carried: list[SSAValue]) -> tuple[Operation, list[SSAValue]]:
+            block = Block(arg_types=[index.xdsl, *(v.type for v in carried)])
+            with self.inserting_into(block):
+                nexts = list(body(block.args[0], list(block.args[1:])))
+            return scf.ForOp(*bounds, carried, block), nexts
+
+        return self._carry(inits, names, build, "loop")
+
+    def while_loop(
+        self,
+        inits: Sequence[SSAValue],
+        cond: Callable[[list[SSAValue]], SSAValue],
+        body: Callable[[list[SSAValue]], Sequence[SSAValue]],
+        names: Sequence[str] = (),
+    ) -> list[SSAValue]:
+        """``while cond(carried): carried = body(carried)``; returns the final values
+        (carried types as in `for_loop`)."""
+
+        def build(carried: list[SSAValue]) -> tuple[Operation, list[SSAValue]]:
+            types = [v.type for v in carried]
+            before, after = Block(arg_types=types), Block(arg_types=types)
+            with self.inserting_into(before):
+                test = self.condition(cond(list(before.args)))
+                self.add(scf.ConditionOp(test, *before.args))
+            with self.inserting_into(after):
+                nexts = list(body(list(after.args)))
+            return scf.WhileOp(carried, types, [before], [after]), nexts
+
+        return self._carry(inits, names, build, "loop")
+
+    def _carry(
+        self,
+        inits: Sequence[SSAValue],
+        names: Sequence[str],
+        build: Callable[[list[SSAValue]], tuple[Operation, list[SSAValue]]],
+        what: str,
+    ) -> list[SSAValue]:
+        carried = [self.typed(v) for v in inits]
+        for _ in range(len(carried) + 1):
+            op, nexts = build(carried)
+            changed = False
+            for i, (old, new) in enumerate(zip(carried, nexts, strict=True)):
+                if new.type != old.type and not self.is_weak(new):
+                    carried[i] = self._widen(old, inits[i], new, _name(names, i), what)
+                    changed = True
+            if not changed:
+                with self.inserting_into(op.regions[-1].blocks[0]):
+                    yielded = [self.coerce(v, c.type) for v, c in zip(nexts, carried, strict=True)]
+                    self.add(scf.YieldOp(*yielded))
+                self.add(op)
+                return list(op.results)
+            op.erase(safe_erase=False)
+        raise AssertionError("loop-carried types did not settle")
+
+    def _widen(
+        self, old: SSAValue, init: SSAValue, new: SSAValue, name: str, what: str
+    ) -> SSAValue:
+        """The init of a carried value that is `old` before the loop and `new` after an
+        iteration: `old` widened (or broadcast from a scalar) when that loses nothing, else
+        a located error."""
+        same_shape = shape_of(old.type) == shape_of(new.type) or not shape_of(old.type)
+        if same_shape and dtype_of(new.type) is not None:
+            if self.is_weak(init) or self._decide(Computation.ARITH, [old, new]) == element_type(
+                new.type
+            ):
+                return self.coerce(init if self.is_weak(init) else old, new.type)
+        raise self.error(
+            f"{name} is {old.type} before the {what} but {new.type} after an iteration; "
+            "a variable carried through a loop keeps its type (convert it with .to(), or "
+            "initialize it with the dtype and shape it will have)"
+        )
+
+    def coerce(self, value: SSAValue, target: Attribute) -> SSAValue:
+        """`value` converted to the dtype of `target` and broadcast to its shape."""
+        if value.type == target:
+            return value
+        value = self.cast(value, dtypes.from_xdsl(element_type(target)))
+        return self.broadcast_to(value, shape_of(target))
+
+    def if_else(
+        self,
+        cond: SSAValue,
+        then_body: Callable[[], Sequence[SSAValue]],
+        else_body: Callable[[], Sequence[SSAValue]] | None = None,
+        names: Sequence[str] = (),
+    ) -> list[SSAValue]:
+        """``if cond: then_body() else: else_body()``; each returns the values the `if`
+        gives (one per name, the same count from both). A literal on one side takes the
+        other side's type; other values must agree in type."""
+        test = self.condition(cond)
+        then_block, else_block = Block(), Block()
+        with self.inserting_into(then_block):
+            then_values = list(then_body())
+        with self.inserting_into(else_block):
+            else_values = list(else_body()) if else_body is not None else []
+        types: list[Attribute] = []
+        for i, (a, b) in enumerate(zip(then_values, else_values, strict=True)):
+            if self.is_weak(a) and self.is_weak(b):
+                with self.inserting_into(then_block):
+                    joined = self._decide(Computation.ARITH, [a, b])
+                assert joined is not None
+                types.append(joined)
+            elif self.is_weak(a) or self.is_weak(b) or a.type == b.type:
+                types.append(a.type if self.is_weak(b) else b.type)
+            else:
+                raise self.error(
+                    f"{_name(names, i)} is {a.type} after the 'if' branch but {b.type} after "
+                    "the 'else' branch; give both the same dtype and shape"
+                )
+        for block, values in ((then_block, then_values), (else_block, else_values)):
+            with self.inserting_into(block):
+                self.add(scf.YieldOp(*(self.coerce(v, t) for v, t in zip(values, types, strict=True))))
+        op = scf.IfOp(test, types, [then_block], [else_block])
+        self.add(op)
+        return list(op.results)
+
+
+def _name(names: Sequence[str], index: int) -> str:
+    return f"'{names[index]}'" if index < len(names) else f"carried value {index}"
+
+
+def _numel(shape: Sequence[int]) -> int:
+    count = 1
+    for d in shape:
+        count *= d
+    return count
