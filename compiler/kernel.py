@@ -193,16 +193,56 @@ def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
     `blkc.BlkcError` with located diagnostics. Kernels are cached in memory and on disk (see
     `blkc.runtime.cache`).
     """
-    if check_bounds is None:
-        check_bounds = os.environ.get("BLKC_CHECK_BOUNDS", "1") != "0"
+    check_bounds = _check_bounds(check_bounds)
     text = source if isinstance(source, str) else str(source)
     key = cache.key(text, policy, kernel, opt, check_bounds)
+    return _compile_keyed(key, lambda: (source, text), policy, kernel, opt, filename, check_bounds)
+
+
+def compile_cached(
+    key_parts: Sequence[object],
+    build: Callable[[], ModuleOp],
+    *,
+    policy: str | None = None,
+    opt: int = 3,
+    filename: str = "<string>",
+    check_bounds: bool | None = None,
+) -> Kernel:
+    """Compile the module `build()` returns, unless a kernel for `key_parts` is cached (in
+    memory or on disk), in which case `build` is not called. Frontends key on their source
+    and specialization, so a warm cache skips building IR too."""
+    check_bounds = _check_bounds(check_bounds)
+    key = cache.key("frontend", *key_parts, policy, opt, check_bounds)
+
+    def source() -> tuple[ModuleOp, str]:
+        module = build()
+        return module, str(module)
+
+    return _compile_keyed(key, source, policy, None, opt, filename, check_bounds)
+
+
+def _check_bounds(check_bounds: bool | None) -> bool:
+    if check_bounds is None:
+        return os.environ.get("BLKC_CHECK_BOUNDS", "1") != "0"
+    return check_bounds
+
+
+def _compile_keyed(
+    key: str,
+    source: Callable[[], tuple[str | ModuleOp, str]],
+    policy: str | None,
+    kernel: str | None,
+    opt: int,
+    filename: str,
+    check_bounds: bool,
+) -> Kernel:
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-    compiled = _from_disk(key, opt) or _build(
-        source, text, policy, kernel, opt, filename, key, check_bounds
-    )
+    compiled = _from_disk(key, opt)
+    if compiled is None:
+        module, text = source()
+        compiled = _build(module, text, policy, kernel, opt, filename, key, check_bounds)
     with _cache_lock:
         _cache[key] = compiled
     return compiled
@@ -311,4 +351,4 @@ def _pick_kernel(module: ModuleOp, name: str | None) -> str:
     return kernels[0]
 
 
-__all__ = ["Kernel", "compile"]
+__all__ = ["Kernel", "compile", "compile_cached"]

@@ -231,6 +231,12 @@ class _FunctionLowering:
         if isinstance(op, scf.ForOp) and any(_is_block(v) for v in op.iter_args):
             self._lower_for(op)
             return
+        if isinstance(op, scf.IfOp) and any(_is_block(r) for r in op.results):
+            self._lower_if(op)
+            return
+        if isinstance(op, scf.WhileOp) and any(_is_block(v) for v in op.arguments):
+            self._lower_while(op)
+            return
         if op.regions:
             if any(_is_block(r) for r in op.results):
                 raise error_at(op, f"'{op.name}' with block results is not supported yet")
@@ -740,6 +746,89 @@ class _FunctionLowering:
             op.results[i].replace_all_uses_with(result)
         for i, buffer in buffers.items():
             self.buffers[op.results[i]] = buffer
+
+    def _lower_if(self, op: scf.IfOp) -> None:
+        """Block results of an `scf.if` live in buffers that each branch fills."""
+        here = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
+        buffers = {
+            i: self.alloca(shape_of(r.type), _elem(r))
+            for i, r in enumerate(op.results)
+            if _is_block(r)
+        }
+        scalar_positions = [i for i in range(len(op.results)) if i not in buffers]
+        blocks = []
+        for region in (op.true_region, op.false_region):
+            block = region.blocks[0]
+            yield_op = block.last_op
+            assert isinstance(yield_op, scf.YieldOp)
+            self._lower_block_until(block, yield_op)
+            yield_here = _Builder(block, yield_op)
+            for i, buffer in buffers.items():
+                self._copy_into(yield_op.operands[i], buffer, yield_here)
+            block.insert_op_before(
+                scf.YieldOp(*(yield_op.operands[i] for i in scalar_positions)), yield_op
+            )
+            yield_op.detach()
+            yield_op.erase()
+            region.detach_block(block)
+            blocks.append(block)
+        new_if = scf.IfOp(
+            op.cond, [op.results[i].type for i in scalar_positions], [blocks[0]], [blocks[1]]
+        )
+        new_if.location = op.location
+        here.insert(new_if)
+        for result, i in zip(new_if.results, scalar_positions, strict=True):
+            op.results[i].replace_all_uses_with(result)
+        for i, buffer in buffers.items():
+            self.buffers[op.results[i]] = buffer
+
+    def _lower_while(self, op: scf.WhileOp) -> None:
+        """Blocks carried by an `scf.while` live in buffers, as in `_lower_for`; the
+        condition must pass them on unchanged (as the frontends build it)."""
+        here = _Builder(op.parent_block(), op)  # type: ignore[arg-type]
+        before, after = op.before_region.blocks[0], op.after_region.blocks[0]
+        condition = before.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        buffers: dict[int, SSAValue] = {}
+        for i, init in enumerate(op.arguments):
+            if not _is_block(init):
+                continue
+            if condition.args[i] is not before.args[i]:
+                raise error_at(op, "a while loop must pass its carried blocks on unchanged")
+            buffer = self.alloca(shape_of(init.type), _elem(init))
+            self._copy_into(init, buffer, here)
+            buffers[i] = buffer
+            for value in (before.args[i], after.args[i], op.results[i]):
+                self.buffers[value] = buffer
+        scalars = [i for i in range(len(op.arguments)) if i not in buffers]
+        types = [op.arguments[i].type for i in scalars]
+        new_before, new_after = Block(arg_types=types), Block(arg_types=types)
+        for old, new in ((before, new_before), (after, new_after)):
+            for new_arg, i in zip(new.args, scalars, strict=True):
+                old.args[i].replace_all_uses_with(new_arg)
+            for inner in list(old.ops):
+                inner.detach()
+                new.add_op(inner)
+        self._lower_block_until(new_before, condition)
+        new_before.insert_op_before(
+            scf.ConditionOp(condition.condition, *(condition.args[i] for i in scalars)), condition
+        )
+        condition.detach()
+        condition.erase()
+        yield_op = new_after.last_op
+        assert isinstance(yield_op, scf.YieldOp)
+        self._lower_block_until(new_after, yield_op)
+        yield_here = _Builder(new_after, yield_op)
+        for i, buffer in buffers.items():
+            self._copy_into(yield_op.operands[i], buffer, yield_here, temporary=True)
+        new_after.insert_op_before(scf.YieldOp(*(yield_op.operands[i] for i in scalars)), yield_op)
+        yield_op.detach()
+        yield_op.erase()
+        new_while = scf.WhileOp([op.arguments[i] for i in scalars], types, [new_before], [new_after])
+        new_while.location = op.location
+        here.insert(new_while)
+        for result, i in zip(new_while.results, scalars, strict=True):
+            op.results[i].replace_all_uses_with(result)
 
     def _lower_block_until(self, block: Block, stop: Operation) -> None:
         for op in list(block.ops):

@@ -17,7 +17,7 @@ they arise, and builds `scf` control flow from callbacks:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 from xdsl.dialects import func, scf
@@ -115,30 +115,32 @@ class IRBuilder:
         self.module = ModuleOp([], attributes={blk.POLICY_ATTR: StringAttr(self.policy)})
         self.block: Block = self.module.body.block
         self.location: Attribute = UnknownLoc()
-        self._line, self._col = 0, 0
+        self._line, self._col, self._file = 0, 0, filename
 
     # -- locations and errors ------------------------------------------------------------
 
-    def at(self, line: int, col: int) -> None:
-        """What is built next comes from `line`, `col` (1-based) of the source file."""
+    def at(self, line: int, col: int, filename: str | None = None) -> None:
+        """What is built next comes from `line`, `col` (1-based) of the source file (or of
+        `filename`, for code inlined from another file)."""
         self._line, self._col = line, col
-        self.location = FileLineColLoc(StringAttr(self.filename), IntAttr(line), IntAttr(col))
+        self._file = filename or self.filename
+        self.location = FileLineColLoc(StringAttr(self._file), IntAttr(line), IntAttr(col))
 
     @contextmanager
-    def located(self, line: int, col: int) -> Iterator[None]:
-        """`at(line, col)` for the duration of a `with` block, then back."""
-        saved = (self._line, self._col, self.location)
-        self.at(line, col)
+    def located(self, line: int, col: int, filename: str | None = None) -> Iterator[None]:
+        """`at(line, col, filename)` for the duration of a `with` block, then back."""
+        saved = (self._line, self._col, self._file, self.location)
+        self.at(line, col, filename)
         try:
             yield
         finally:
-            self._line, self._col, self.location = saved
+            self._line, self._col, self._file, self.location = saved
 
     @property
     def source_location(self) -> SourceLocation | None:
         if isinstance(self.location, UnknownLoc):
             return None
-        return SourceLocation(self.filename, self._line, self._col)
+        return SourceLocation(self._file, self._line, self._col)
 
     def error(self, message: str) -> BlkcError:
         """An error (for the caller to raise) at the current location."""
@@ -713,16 +715,37 @@ class IRBuilder:
         names: Sequence[str] = (),
     ) -> list[SSAValue]:
         """``if cond: then_body() else: else_body()``; each returns the values the `if`
-        gives (one per name, the same count from both). A literal on one side takes the
-        other side's type; other values must agree in type."""
+        gives (the same count from both, named by `names` in errors). A literal on one side
+        takes the other side's type; other values must agree in type."""
+
+        def keyed(body: Callable[[], Sequence[SSAValue]] | None) -> Callable[[], dict[str, SSAValue]]:
+            def run() -> dict[str, SSAValue]:
+                values = list(body()) if body is not None else []
+                return {_name(names, i): v for i, v in enumerate(values)}
+
+            return run
+
+        return list(self.branch(cond, keyed(then_body), keyed(else_body)).values())
+
+    def branch(
+        self,
+        cond: SSAValue,
+        then_body: Callable[[], Mapping[str, SSAValue]],
+        else_body: Callable[[], Mapping[str, SSAValue]] | None = None,
+    ) -> dict[str, SSAValue]:
+        """``if cond`` with named values: each branch returns the variables it leaves; those
+        both branches name become the results, in the then-branch's order (types unified
+        as in `if_else`)."""
         test = self.condition(cond)
         then_block, else_block = Block(), Block()
         with self.inserting_into(then_block):
-            then_values = list(then_body())
+            then_values = dict(then_body())
         with self.inserting_into(else_block):
-            else_values = list(else_body()) if else_body is not None else []
+            else_values = dict(else_body()) if else_body is not None else {}
+        names = [n for n in then_values if n in else_values]
         types: list[Attribute] = []
-        for i, (a, b) in enumerate(zip(then_values, else_values, strict=True)):
+        for name in names:
+            a, b = then_values[name], else_values[name]
             if self.is_weak(a) and self.is_weak(b):
                 with self.inserting_into(then_block):
                     joined = self._decide(Computation.ARITH, [a, b])
@@ -732,15 +755,16 @@ class IRBuilder:
                 types.append(a.type if self.is_weak(b) else b.type)
             else:
                 raise self.error(
-                    f"{_name(names, i)} is {a.type} after the 'if' branch but {b.type} after "
-                    "the 'else' branch; give both the same dtype and shape"
+                    f"{name} is {a.type} after the 'if' branch but {b.type} after the 'else' "
+                    "branch; give both the same dtype and shape"
                 )
         for block, values in ((then_block, then_values), (else_block, else_values)):
             with self.inserting_into(block):
-                self.add(scf.YieldOp(*(self.coerce(v, t) for v, t in zip(values, types, strict=True))))
+                yielded = [self.coerce(values[n], t) for n, t in zip(names, types, strict=True)]
+                self.add(scf.YieldOp(*yielded))
         op = scf.IfOp(test, types, [then_block], [else_block])
         self.add(op)
-        return list(op.results)
+        return dict(zip(names, op.results, strict=True))
 
 
 def _name(names: Sequence[str], index: int) -> str:

@@ -1,0 +1,894 @@
+"""The Python frontend: a `@blkc.jit` function's AST to loose blk IR.
+
+The kernel's source is parsed (not traced) and walked statement by statement. Names hold
+either kernel values (`tl.tensor`, an SSA value of the IR being built) or compile-time
+Python values (constexprs, literals, dtypes, tuples, functions); operations on compile-time
+values are evaluated in Python, operations involving a kernel value build IR. Every op
+carries the position of the expression it came from, so promotion and broadcast errors
+from the passes point at the kernel's own source line.
+
+Control flow: `if` on a compile-time condition keeps one branch; on a kernel scalar it
+becomes `scf.if`, whose results are the variables both branches leave. `for` over
+`range`/`tl.range` becomes `scf.for` carrying the variables the body assigns (and
+`tl.static_range` unrolls); `while` becomes `scf.while`. Calls to other `@blkc.jit`
+functions are inlined; `return` may end a helper, or a kernel early from an `if`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import textwrap
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, SSAValue
+
+from blkc import dtypes
+from blkc.diagnostics import BlkcError, SourceLocation, error_at
+from blkc.dialects.types import PtrType, dtype_of, element_type, shape_of
+from blkc.frontend.builder import IRBuilder
+from blkc.language import core as tl
+
+if TYPE_CHECKING:
+    from blkc.jit import JITFunction
+
+_BINARY = {
+    ast.Add: "add",
+    ast.Sub: "sub",
+    ast.Mult: "mul",
+    ast.Div: "truediv",
+    ast.FloorDiv: "floordiv",
+    ast.Mod: "mod",
+    ast.BitAnd: "and",
+    ast.BitOr: "or",
+    ast.BitXor: "xor",
+    ast.LShift: "shl",
+    ast.RShift: "shr",
+}
+_PYTHON_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a**b,
+    ast.BitAnd: lambda a, b: a & b,
+    ast.BitOr: lambda a, b: a | b,
+    ast.BitXor: lambda a, b: a ^ b,
+    ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b,
+    ast.MatMult: lambda a, b: a @ b,
+}
+_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge"}
+_PYTHON_COMPARE: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+_REFLECTED = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq", "ne": "ne"}
+
+_RETURN = "$return"
+"""The environment slot holding a function's return value once a `return` ran."""
+
+_MAX_INLINE_DEPTH = 32
+
+_PYTHON_FUNCTIONS = {
+    builtins.len, builtins.isinstance, builtins.int, builtins.float, builtins.bool,
+    builtins.tuple, builtins.list, builtins.str, builtins.zip, builtins.enumerate,
+    builtins.reversed, builtins.getattr, builtins.hasattr, builtins.all, builtins.any,
+    builtins.divmod, builtins.round, builtins.sorted, builtins.type, builtins.repr,
+}  # fmt: skip
+"""Python functions a kernel may call on compile-time values."""
+
+
+@dataclass
+class _Function:
+    """A parsed `@blkc.jit` function: its AST and where its lines are in its file."""
+
+    tree: ast.FunctionDef
+    filename: str
+    line_offset: int
+    col_offset: int
+    globals: dict[str, Any]
+
+
+_PARSED: dict[Callable[..., Any], _Function] = {}
+
+
+def parse_function(fn: Callable[..., Any]) -> _Function:
+    """`fn`'s AST, positioned in its source file (cached)."""
+    if fn in _PARSED:
+        return _PARSED[fn]
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or "<unknown>"
+    except (OSError, TypeError) as err:
+        raise error_at(None, f"cannot read the source of kernel '{fn.__name__}': {err}") from None
+    source = "".join(lines)
+    dedented = textwrap.dedent(source)
+    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
+    module = ast.parse(dedented)
+    tree = next(n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    if isinstance(tree, ast.AsyncFunctionDef):
+        raise error_at(SourceLocation(filename, first, 1), "a kernel cannot be async")
+    parsed = _Function(tree, filename, first - 1, indent, fn.__globals__)  # type: ignore[attr-defined]
+    _PARSED[fn] = parsed
+    return parsed
+
+
+def assigned_names(statements: Sequence[ast.stmt]) -> list[str]:
+    """The names `statements` assign (in first-assignment order), looking into nested
+    blocks."""
+    found: dict[str, None] = {}
+
+    def targets(node: ast.expr) -> None:
+        if isinstance(node, ast.Name):
+            found.setdefault(node.id)
+        elif isinstance(node, ast.Tuple | ast.List):
+            for element in node.elts:
+                targets(element)
+        elif isinstance(node, ast.Starred):
+            targets(node.value)
+
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    targets(target)
+            elif isinstance(node, ast.AugAssign | ast.AnnAssign | ast.For):
+                targets(node.target)
+            elif isinstance(node, ast.NamedExpr):
+                targets(node.target)
+    return list(found)
+
+
+def _contains_return(statements: Sequence[ast.stmt]) -> bool:
+    return any(isinstance(n, ast.Return) for s in statements for n in ast.walk(s))
+
+
+class _TensorMethod:
+    """``x.sum`` before it is called: a `tl` function with `x` as its first argument."""
+
+    def __init__(self, function: Callable[..., Any], receiver: tl.tensor):
+        self.function = function
+        self.receiver = receiver
+
+
+_METHODS = {
+    "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "xor_sum", "reshape",
+    "view", "trans", "permute", "expand_dims", "broadcast_to", "exp", "exp2", "log", "log2",
+    "sqrt", "rsqrt", "sin", "cos", "erf", "floor", "ceil", "abs", "sigmoid", "softmax",
+    "cast",
+}  # fmt: skip
+
+
+@dataclass
+class CodeGenerator:
+    """Builds one function's body; inlined calls get a generator of their own."""
+
+    ir: IRBuilder
+    function: _Function
+    env: dict[str, Any] = field(default_factory=dict)
+    depth: int = 0
+    _node: ast.AST | None = None
+
+    # -- positions and errors ----------------------------------------------------------
+
+    def _position(self, node: ast.AST) -> tuple[int, int]:
+        line = getattr(node, "lineno", 1) + self.function.line_offset
+        col = getattr(node, "col_offset", 0) + 1 + self.function.col_offset
+        return line, col
+
+    @contextmanager
+    def _at(self, node: ast.AST) -> Iterator[None]:
+        if not hasattr(node, "lineno"):
+            yield
+            return
+        line, col = self._position(node)
+        saved = self._node
+        self._node = node
+        with self.ir.located(line, col, self.function.filename):
+            yield
+        self._node = saved
+
+    def error(self, message: str) -> BlkcError:
+        """A located error at the expression being compiled."""
+        return self.ir.error(message)
+
+    # -- values ------------------------------------------------------------------------
+
+    def wrap(self, handle: SSAValue) -> tl.tensor:
+        return tl.tensor(handle)
+
+    @staticmethod
+    def unwrap_constexpr(value: Any) -> Any:
+        return value.value if isinstance(value, tl.constexpr) else value
+
+    def is_constant(self, value: Any) -> bool:
+        return not isinstance(self.unwrap_constexpr(value), tl.tensor)
+
+    def is_none(self, value: Any) -> bool:
+        return self.unwrap_constexpr(value) is None
+
+    def constant(self, value: Any, what: str) -> Any:
+        """`value` as a compile-time Python value; an error when it is a kernel value."""
+        value = self.unwrap_constexpr(value)
+        if isinstance(value, tl.tensor):
+            raise self.error(
+                f"{what} must be a compile-time constant (a literal or a tl.constexpr "
+                f"parameter), not a kernel value ({value.handle.type})"
+            )
+        return value
+
+    def value(self, value: Any, what: str) -> SSAValue:
+        """`value` as an SSA value: kernel values as they are, numbers as weak literals."""
+        value = self.unwrap_constexpr(value)
+        if isinstance(value, tl.tensor):
+            return value.handle
+        if isinstance(value, bool | int | float):
+            return self.ir.literal(value)
+        if hasattr(value, "dtype") and hasattr(value, "item") and not hasattr(value, "shape"):
+            return self.ir.literal(value.item())
+        shown = "None" if value is None else f"{type(value).__name__} {value!r}"
+        raise self.error(f"{what} must be a kernel value or a number, got {shown}")
+
+    def tensor_of(self, value: Any, what: str) -> tl.tensor:
+        return self.wrap(self.value(value, what))
+
+    @staticmethod
+    def shape_of(value: SSAValue) -> tuple[int, ...]:
+        return shape_of(value.type)
+
+    def dtype_of(self, value: SSAValue) -> dtypes.DType:
+        d = dtype_of(value.type)
+        if d is None:
+            raise self.error(f"expected a number or a block of numbers, got {value.type}")
+        return d
+
+    # -- statements --------------------------------------------------------------------
+
+    def run(self, statements: Sequence[ast.stmt]) -> bool:
+        """Compile `statements`; True when a `return` ended them."""
+        for index, statement in enumerate(statements):
+            if isinstance(statement, ast.If) and _contains_return([statement]):
+                rest = list(statements[index + 1 :])
+                return self._if_returning(statement, rest)
+            with self._at(statement):
+                if self._statement(statement):
+                    return True
+        return False
+
+    def _statement(self, node: ast.stmt) -> bool:
+        match node:
+            case ast.Expr(value=ast.Constant(value=str())):
+                pass  # a docstring
+            case ast.Expr(value=value):
+                self.expr(value)
+            case ast.Assign(targets=targets, value=value):
+                result = self.expr(value)
+                for target in targets:
+                    self._assign(target, result)
+            case ast.AnnAssign(target=target, value=value):
+                if value is not None:
+                    self._assign(target, self.expr(value))
+            case ast.AugAssign(target=ast.Name(id=name) as target, op=op, value=value):
+                with self._at(target):
+                    current = self._lookup(name)
+                self.env[name] = self._binary(op, current, self.expr(value))
+            case ast.If():
+                self._if(node)
+            case ast.For():
+                self._for(node)
+            case ast.While():
+                self._while(node)
+            case ast.Return(value=value):
+                self.env[_RETURN] = None if value is None else self.expr(value)
+                return True
+            case ast.Pass():
+                pass
+            case ast.Assert(test=test, msg=msg):
+                self._assert(test, msg)
+            case _:
+                raise self.error(_unsupported(node))
+        return False
+
+    def _assign(self, target: ast.expr, value: Any) -> None:
+        with self._at(target):
+            if isinstance(target, ast.Name):
+                self.env[target.id] = value
+                return
+            if isinstance(target, ast.Tuple | ast.List):
+                items = self.unwrap_constexpr(value)
+                if not isinstance(items, tuple | list):
+                    raise self.error(f"cannot unpack {_describe(items)} into {len(target.elts)} names")
+                if len(items) != len(target.elts):
+                    raise self.error(
+                        f"cannot unpack {len(items)} values into {len(target.elts)} names"
+                    )
+                for element, item in zip(target.elts, items, strict=True):
+                    self._assign(element, item)
+                return
+            raise self.error(
+                "only names and tuples of names can be assigned in a kernel; store to memory "
+                "with tl.store"
+            )
+
+    def _assert(self, test: ast.expr, msg: ast.expr | None) -> None:
+        condition = self.expr(test)
+        message = "" if msg is None else str(self.constant(self.expr(msg), "the message"))
+        if self.is_constant(condition):
+            if not self.unwrap_constexpr(condition):
+                raise self.error(f"assertion failed at compile time: {message}".rstrip(": "))
+            return
+        source = ast.unparse(test)
+        self.ir.assert_(self.value(condition, "the condition"), message or f"assert {source}")
+
+    # -- if ----------------------------------------------------------------------------
+
+    def _if(self, node: ast.If) -> None:
+        cond = self.expr(node.test)
+        if self.is_constant(cond):
+            self.run(node.body if self.unwrap_constexpr(cond) else node.orelse)
+            return
+        self._dynamic_if(cond, node.body, node.orelse, node)
+
+    def _if_returning(self, node: ast.If, rest: list[ast.stmt]) -> bool:
+        """An `if` that returns in a branch: the statements after it continue each branch
+        that does not return, so both branches end the function."""
+        with self._at(node):
+            cond = self.expr(node.test)
+            if self.is_constant(cond):
+                taken = node.body if self.unwrap_constexpr(cond) else node.orelse
+                return self.run([*taken, *rest])
+            self._dynamic_if(cond, [*node.body, *rest], [*node.orelse, *rest], node)
+        return True
+
+    def _dynamic_if(
+        self, cond: Any, then: list[ast.stmt], otherwise: list[ast.stmt], node: ast.AST
+    ) -> None:
+        before = dict(self.env)
+        candidates = [*assigned_names([*then, *otherwise]), _RETURN]
+
+        def branch(statements: list[ast.stmt]) -> Callable[[], dict[str, SSAValue]]:
+            def build() -> dict[str, SSAValue]:
+                self.env = dict(before)
+                self.run(statements)
+                return self._carried_values(candidates)
+
+            return build
+
+        condition = self.value(cond, "the condition")
+        with self._at(node):
+            results = self.ir.branch(condition, branch(then), branch(otherwise))
+        self.env = before
+        for name, value in results.items():
+            self.env[name] = self.wrap(value)
+
+    def _carried_values(self, names: Sequence[str]) -> dict[str, SSAValue]:
+        """The names of `names` holding kernel values or numbers, as SSA values."""
+        found: dict[str, SSAValue] = {}
+        for name in names:
+            if name not in self.env:
+                continue
+            value = self.unwrap_constexpr(self.env[name])
+            if isinstance(value, tl.tensor):
+                found[name] = value.handle
+            elif isinstance(value, bool | int | float):
+                found[name] = self.ir.literal(value)
+        return found
+
+    # -- loops -------------------------------------------------------------------------
+
+    def _loop_carried(self, body: Sequence[ast.stmt], exclude: Sequence[str] = ()) -> list[str]:
+        if _contains_return(body):
+            raise self.error("'return' inside a loop is not supported; return after the loop")
+        names = []
+        for name in assigned_names(body):
+            if name in exclude or name not in self.env:
+                continue
+            value = self.unwrap_constexpr(self.env[name])
+            if isinstance(value, tl.tensor | bool | int | float):
+                names.append(name)
+            elif value is not None:
+                raise self.error(
+                    f"'{name}' holds {_describe(value)} and is reassigned in the loop; only "
+                    "kernel values and numbers can change from one iteration to the next"
+                )
+        return names
+
+    def _for(self, node: ast.For) -> None:
+        if node.orelse:
+            raise self.error("'for ... else' is not supported")
+        iterator = node.iter
+        if not isinstance(iterator, ast.Call):
+            raise self.error(_for_message(ast.unparse(iterator)))
+        function = self.expr(iterator.func)
+        args = [self.expr(a) for a in iterator.args]
+        kwargs = {k.arg: self.expr(k.value) for k in iterator.keywords if k.arg}
+        if function is builtins.range:
+            if not 1 <= len(args) <= 3 or kwargs:
+                raise self.error("range() takes 1 to 3 positional arguments")
+            bounds: tuple[Any, ...] = tuple((args + [None, None])[:3])
+        elif function is tl.static_range or function is tl.range:
+            try:
+                bounds = function(*args, **kwargs).args
+            except TypeError as err:
+                raise self.error(f"{function.__name__}: {err}") from None
+        else:
+            raise self.error(_for_message(ast.unparse(iterator)))
+        start, stop, step = bounds
+        if stop is None:
+            start, stop = 0, start
+        if step is None:
+            step = 1
+        if not isinstance(node.target, ast.Name):
+            raise self.error("a loop variable must be a single name")
+        name = node.target.id
+        if function is tl.static_range:
+            values = [self.constant(v, "a static_range bound") for v in (start, stop, step)]
+            for i in builtins.range(*values):
+                self.env[name] = i
+                self.run(node.body)
+            return
+        carried = self._loop_carried(node.body, exclude=[name])
+        before = dict(self.env)
+
+        def body(index: SSAValue, values: list[SSAValue]) -> list[SSAValue]:
+            self.env = dict(before)
+            self.env[name] = self.wrap(index)
+            self.env.update({n: self.wrap(v) for n, v in zip(carried, values, strict=True)})
+            self.run(node.body)
+            return self._next_values(carried)
+
+        lower, upper, stride = (self.value(v, "a loop bound") for v in (start, stop, step))
+        inits = [self.value(before[n], n) for n in carried]
+        results = self.ir.for_loop(lower, upper, stride, inits, body, carried)
+        self.env = before
+        self.env.update({n: self.wrap(v) for n, v in zip(carried, results, strict=True)})
+
+    def _next_values(self, carried: Sequence[str]) -> list[SSAValue]:
+        return [self.value(self.env[n], f"'{n}'") for n in carried]
+
+    def _while(self, node: ast.While) -> None:
+        if node.orelse:
+            raise self.error("'while ... else' is not supported")
+        carried = self._loop_carried(node.body)
+        before = dict(self.env)
+
+        def bind(values: list[SSAValue]) -> None:
+            self.env = dict(before)
+            self.env.update({n: self.wrap(v) for n, v in zip(carried, values, strict=True)})
+
+        def cond(values: list[SSAValue]) -> SSAValue:
+            bind(values)
+            with self._at(node.test):
+                test = self.expr(node.test)
+                if self.is_constant(test) and not carried:
+                    raise self.error(
+                        "this loop's condition is a compile-time constant and the loop "
+                        "changes no variable: it would never end or never start"
+                    )
+                return self.value(test, "the condition")
+
+        def body(values: list[SSAValue]) -> list[SSAValue]:
+            bind(values)
+            self.run(node.body)
+            return self._next_values(carried)
+
+        inits = [self.value(before[n], n) for n in carried]
+        results = self.ir.while_loop(inits, cond, body, carried)
+        self.env = before
+        self.env.update({n: self.wrap(v) for n, v in zip(carried, results, strict=True)})
+
+    # -- expressions -------------------------------------------------------------------
+
+    def expr(self, node: ast.expr) -> Any:
+        with self._at(node):
+            return self._expr(node)
+
+    def _expr(self, node: ast.expr) -> Any:
+        match node:
+            case ast.Constant(value=value):
+                return value
+            case ast.Name(id=name):
+                return self._lookup(name)
+            case ast.Attribute(value=base, attr=attr):
+                return self._attribute(self.expr(base), attr)
+            case ast.BinOp(left=left, op=op, right=right):
+                return self._binary(op, self.expr(left), self.expr(right))
+            case ast.UnaryOp(op=op, operand=operand):
+                return self._unary(op, self.expr(operand))
+            case ast.BoolOp(op=op, values=values):
+                return self._bool_op(op, values)
+            case ast.Compare(left=left, ops=ops, comparators=comparators):
+                return self._compare(left, ops, comparators)
+            case ast.Call():
+                return self._call(node)
+            case ast.Subscript(value=base, slice=index):
+                return self._subscript(self.expr(base), index)
+            case ast.Tuple(elts=elements) | ast.List(elts=elements):
+                return tuple(self.expr(e) for e in elements)
+            case ast.IfExp(test=test, body=body, orelse=orelse):
+                return self._if_expression(test, body, orelse)
+            case ast.JoinedStr():
+                return self._format(node)
+            case _:
+                raise self.error(_unsupported(node))
+
+    def _lookup(self, name: str) -> Any:
+        if name in self.env:
+            return self.env[name]
+        if name in self.function.globals:
+            return self.function.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise self.error(f"name '{name}' is not defined")
+
+    def _format(self, node: ast.JoinedStr) -> str:
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                parts.append(str(part.value))
+            elif isinstance(part, ast.FormattedValue):
+                value = self.constant(self.expr(part.value), "a value in an f-string")
+                spec = "" if part.format_spec is None else self._format(part.format_spec)  # type: ignore[arg-type]
+                parts.append(format(value, spec))
+        return "".join(parts)
+
+    def _attribute(self, base: Any, attr: str) -> Any:
+        base = self.unwrap_constexpr(base)
+        if isinstance(base, tl.tensor):
+            if attr in ("dtype", "type", "shape", "numel"):
+                value = getattr(base, attr)
+                return tuple(value) if attr == "shape" else value
+            if attr == "T":
+                return tl.trans(base, _semantic=self)
+            if attr == "to":
+                return _TensorMethod(tl.cast, base)
+            if attr in _METHODS:
+                return _TensorMethod(getattr(tl, attr), base)
+            raise self.error(f"a kernel value has no attribute '{attr}'")
+        if isinstance(base, ModuleType | type) or not isinstance(base, tl.tensor):
+            try:
+                return getattr(base, attr)
+            except AttributeError:
+                raise self.error(f"{_describe(base)} has no attribute '{attr}'") from None
+        raise AssertionError(attr)
+
+    def _binary(self, op: ast.operator, left: Any, right: Any) -> Any:
+        a, b = self.unwrap_constexpr(left), self.unwrap_constexpr(right)
+        if self.is_constant(a) and self.is_constant(b):
+            try:
+                return _PYTHON_BINARY[type(op)](a, b)
+            except Exception as err:  # noqa: BLE001 - any Python error is the user's
+                raise self.error(f"{type(err).__name__}: {err}") from None
+        name = _BINARY.get(type(op))
+        if name is None:
+            raise self.error(f"operator '{_symbol(op)}' is not supported on kernel values")
+        lhs, rhs = self.value(a, "the left operand"), self.value(b, "the right operand")
+        lptr, rptr = _is_pointer(lhs), _is_pointer(rhs)
+        if lptr or rptr:
+            return self.wrap(self._pointer_arithmetic(name, lhs, rhs, lptr, rptr, op))
+        return self.wrap(self.ir.binary(name, lhs, rhs))
+
+    def _pointer_arithmetic(
+        self, name: str, lhs: SSAValue, rhs: SSAValue, lptr: bool, rptr: bool, op: ast.operator
+    ) -> SSAValue:
+        if name == "add" and not (lptr and rptr):
+            return self.ir.addptr(lhs, rhs) if lptr else self.ir.addptr(rhs, lhs)
+        if name == "sub" and lptr and not rptr:
+            return self.ir.addptr(lhs, self.ir.unary("neg", self.ir.typed(rhs)))
+        raise self.error(
+            f"operator '{_symbol(op)}' is not defined on pointers; pointers take + and - of "
+            "integer offsets"
+        )
+
+    def _unary(self, op: ast.unaryop, operand: Any) -> Any:
+        x = self.unwrap_constexpr(operand)
+        if self.is_constant(x):
+            try:
+                match op:
+                    case ast.USub():
+                        return -x
+                    case ast.UAdd():
+                        return +x
+                    case ast.Not():
+                        return not x
+                    case ast.Invert():
+                        return ~x
+            except TypeError as err:
+                raise self.error(str(err)) from None
+        value = self.value(x, "the operand")
+        match op:
+            case ast.USub():
+                return self.wrap(self.ir.unary("neg", value))
+            case ast.UAdd():
+                return x
+            case ast.Not():
+                return self.wrap(self.ir.unary("not", self.ir.to_bool(value)))
+            case _:
+                return self.wrap(self.ir.unary("not", value))
+
+    def _bool_op(self, op: ast.boolop, nodes: Sequence[ast.expr]) -> Any:
+        is_and = isinstance(op, ast.And)
+        result: Any = self.expr(nodes[0])
+        for node in nodes[1:]:
+            if self.is_constant(result):
+                value = self.unwrap_constexpr(result)
+                if bool(value) != is_and:  # short-circuits, as in Python
+                    return value
+                result = self.expr(node)
+                continue
+            other = self.expr(node)
+            lhs = self.ir.to_bool(self.value(result, "the operand"))
+            rhs = self.ir.to_bool(self.value(other, "the operand"))
+            result = self.wrap(self.ir.binary("and" if is_and else "or", lhs, rhs))
+        return result
+
+    def _compare(
+        self, left: ast.expr, ops: Sequence[ast.cmpop], comparators: Sequence[ast.expr]
+    ) -> Any:
+        result: Any = None
+        lhs = self.expr(left)
+        for op, node in zip(ops, comparators, strict=True):
+            rhs = self.expr(node)
+            one = self._compare_one(op, lhs, rhs)
+            if result is None:
+                result = one
+            elif self.is_constant(result) and self.is_constant(one):
+                result = result and one
+            else:
+                result = self.wrap(
+                    self.ir.binary("and", self.value(result, "a"), self.value(one, "b"))
+                )
+            lhs = rhs
+        return result
+
+    def _compare_one(self, op: ast.cmpop, left: Any, right: Any) -> Any:
+        a, b = self.unwrap_constexpr(left), self.unwrap_constexpr(right)
+        if self.is_constant(a) and self.is_constant(b):
+            try:
+                return _PYTHON_COMPARE[type(op)](a, b)
+            except TypeError as err:
+                raise self.error(str(err)) from None
+        predicate = _COMPARE.get(type(op))
+        if predicate is None:
+            word = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+            raise self.error(
+                f"'{word[type(op)]}' cannot compare kernel values; use ==, !=, <, <=, > or >="
+            )
+        return self.wrap(
+            self.ir.compare(predicate, self.value(a, "the left side"), self.value(b, "the right side"))
+        )
+
+    def _if_expression(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Any:
+        cond = self.expr(test)
+        if self.is_constant(cond):
+            return self.expr(body if self.unwrap_constexpr(cond) else orelse)
+        condition = self.value(cond, "the condition")
+        if self.shape_of(condition):
+            return self.wrap(
+                self.ir.where(condition, self.value(self.expr(body), "a"), self.value(self.expr(orelse), "b"))
+            )
+        results = self.ir.if_else(
+            condition,
+            lambda: [self.value(self.expr(body), "the value")],
+            lambda: [self.value(self.expr(orelse), "the value")],
+            ["the conditional expression"],
+        )
+        return self.wrap(results[0])
+
+    def _subscript(self, base: Any, index: ast.expr) -> Any:
+        base = self.unwrap_constexpr(base)
+        if not isinstance(base, tl.tensor):
+            key = self.constant(self.expr(index), "an index")
+            try:
+                return base[key]
+            except Exception as err:  # noqa: BLE001 - any Python error is the user's
+                raise self.error(f"{type(err).__name__}: {err}") from None
+        items = index.elts if isinstance(index, ast.Tuple) else [index]
+        value = base.handle
+        position = 0
+        for item in items:
+            if isinstance(item, ast.Slice) and item.lower is item.upper is item.step is None:
+                position += 1
+                continue
+            if isinstance(item, ast.Constant) and item.value is None:
+                value = self.ir.expand_dims(value, position)
+                position += 1
+                continue
+            raise self.error(
+                "a kernel value can only be indexed with ':' and None (x[:, None]); "
+                "load single elements through pointers instead"
+            )
+        if position != len(self.shape_of(value)):
+            raise self.error(
+                f"the index has {position - (len(self.shape_of(value)) - len(base.shape))} "
+                f"':' for a block of rank {len(base.shape)}"
+            )
+        return self.wrap(value)
+
+    # -- calls -------------------------------------------------------------------------
+
+    def _call(self, node: ast.Call) -> Any:
+        function = self.expr(node.func)
+        args: list[Any] = []
+        for arg in node.args:
+            if isinstance(arg, ast.Starred):
+                args.extend(self.constant(self.expr(arg.value), "a *argument"))
+            else:
+                args.append(self.expr(arg))
+        kwargs = {}
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                raise self.error("**kwargs is not supported in kernel calls")
+            kwargs[keyword.arg] = self.expr(keyword.value)
+        return self.call(function, args, kwargs)
+
+    def call(self, function: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        from blkc.jit import JITFunction
+
+        if isinstance(function, _TensorMethod):
+            return self.call(function.function, [function.receiver, *args], kwargs)
+        if getattr(function, "__blkc_builtin__", False):
+            try:
+                inspect.signature(function.__wrapped__).bind(*args, **kwargs, _semantic=self)
+            except TypeError as err:
+                raise self.error(f"tl.{function.__name__}: {err}") from None
+            return function(*args, **kwargs, _semantic=self)
+        if isinstance(function, JITFunction):
+            return self.inline(function, args, kwargs)
+        if function in (builtins.min, builtins.max) and not all(map(self.is_constant, args)):
+            name = "minimum" if function is builtins.min else "maximum"
+            result = args[0]
+            for other in args[1:]:
+                result = self.call(getattr(tl, name), [result, other], {})
+            return result
+        if function is builtins.abs and not self.is_constant(args[0]):
+            return self.call(tl.abs, args, {})
+        if function is builtins.print:
+            prefix = " ".join(str(a) for a in args if isinstance(a, str))
+            values = [a for a in args if not isinstance(a, str)]
+            return self.call(tl.device_print, [prefix, *values], {})
+        if function in _PYTHON_FUNCTIONS or function in (builtins.min, builtins.max, builtins.abs):
+            plain = [self.constant(a, f"an argument of {function.__name__}()") for a in args]
+            try:
+                return function(*plain, **{k: self.unwrap_constexpr(v) for k, v in kwargs.items()})
+            except Exception as err:  # noqa: BLE001 - any Python error is the user's
+                raise self.error(f"{function.__name__}(): {err}") from None
+        if isinstance(function, tl.dtype) or isinstance(function, type) and issubclass(function, tl.constexpr):
+            return function(*args) if not isinstance(function, tl.dtype) else self.error(
+                "a dtype is not callable; convert with x.to(dtype)"
+            )
+        name = getattr(function, "__name__", repr(function))
+        raise self.error(
+            f"cannot call '{name}' in a kernel: kernels call tl functions and other "
+            "@blkc.jit functions (decorate it with @blkc.jit to inline it)"
+        )
+
+    def inline(self, callee: JITFunction, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """Compile a call to another `@blkc.jit` function in place; return its result."""
+        if self.depth >= _MAX_INLINE_DEPTH:
+            raise self.error(
+                f"calls nest deeper than {_MAX_INLINE_DEPTH} levels (is '{callee.__name__}' "
+                "recursive? kernels cannot recurse)"
+            )
+        try:
+            bound = callee.signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise self.error(f"{callee.__name__}(): {err}") from None
+        bound.apply_defaults()
+        generator = CodeGenerator(
+            self.ir, parse_function(callee.fn), dict(bound.arguments), self.depth + 1
+        )
+        for name in callee.constexprs:
+            generator.constant(bound.arguments[name], f"argument '{name}' (a tl.constexpr)")
+        generator.run(generator.function.tree.body)
+        return generator.env.get(_RETURN)
+
+
+def _is_pointer(value: SSAValue) -> bool:
+    return isinstance(element_type(value.type), PtrType)
+
+
+def _symbol(op: ast.operator) -> str:
+    return {ast.Pow: "**", ast.MatMult: "@"}.get(type(op), type(op).__name__)
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, tl.tensor):
+        return f"a kernel value ({value.handle.type})"
+    if isinstance(value, ModuleType):
+        return f"module '{value.__name__}'"
+    return f"{type(value).__name__} {value!r}"
+
+
+def _for_message(iterator: str) -> str:
+    return (
+        f"cannot loop over '{iterator}': kernels loop over range(...), tl.range(...) or "
+        "tl.static_range(...)"
+    )
+
+
+_UNSUPPORTED = {
+    ast.Lambda: "lambda expressions are",
+    ast.ListComp: "list comprehensions are",
+    ast.SetComp: "set comprehensions are",
+    ast.DictComp: "dict comprehensions are",
+    ast.GeneratorExp: "generator expressions are",
+    ast.Dict: "dicts are",
+    ast.Set: "sets are",
+    ast.Await: "'await' is",
+    ast.Yield: "'yield' is",
+    ast.YieldFrom: "'yield from' is",
+    ast.NamedExpr: "assignment expressions (:=) are",
+    ast.Starred: "starred expressions are",
+    ast.With: "'with' statements are",
+    ast.Try: "'try' statements are",
+    ast.Raise: "'raise' is",
+    ast.Import: "imports are",
+    ast.ImportFrom: "imports are",
+    ast.Global: "'global' is",
+    ast.Nonlocal: "'nonlocal' is",
+    ast.ClassDef: "class definitions are",
+    ast.FunctionDef: "nested functions are",
+    ast.Delete: "'del' is",
+    ast.Break: "'break' is",
+    ast.Continue: "'continue' is",
+    ast.Match: "'match' statements are",
+    ast.AugAssign: "augmented assignment to anything but a name is",
+}
+_INSTEAD = {
+    ast.Raise: "use tl.static_assert or tl.device_assert",
+    ast.FunctionDef: "define a @blkc.jit function at module level and call it",
+    ast.Break: "loop with a condition in 'while' instead",
+    ast.Continue: "guard the rest of the body with 'if' instead",
+    ast.Lambda: "define a @blkc.jit function and call it",
+}
+
+
+def _unsupported(node: ast.AST) -> str:
+    what = _UNSUPPORTED.get(type(node), f"'{type(node).__name__}' is")
+    instead = _INSTEAD.get(type(node))
+    return f"{what} not supported in kernels" + (f"; {instead}" if instead else "")
+
+
+def build_module(
+    fn: JITFunction,
+    params: Sequence[tuple[str, Attribute]],
+    constants: dict[str, Any],
+    policy: str,
+) -> ModuleOp:
+    """The loose blk IR of kernel `fn` with runtime parameters `params` (name, type) and
+    the compile-time values `constants` of the others."""
+    parsed = parse_function(fn.fn)
+    ir = IRBuilder(policy, parsed.filename)
+    tree = parsed.tree
+    with ir.located(tree.lineno + parsed.line_offset, tree.col_offset + 1 + parsed.col_offset):
+        handles = ir.begin_kernel(fn.__name__, params)
+    env: dict[str, Any] = dict(constants)
+    env.update({name: tl.tensor(h) for (name, _), h in zip(params, handles, strict=True)})
+    generator = CodeGenerator(ir, parsed, env)
+    generator.run(tree.body)
+    if generator.env.get(_RETURN) is not None:
+        raise error_at(
+            SourceLocation(parsed.filename, tree.lineno + parsed.line_offset, 1),
+            f"kernel '{fn.__name__}' returns a value; kernels write their results through "
+            "pointers (only helper functions return values)",
+        )
+    ir.end_kernel()
+    return ir.module

@@ -1,0 +1,506 @@
+"""`@blkc.jit`: Python kernels in Triton's language, compiled per specialization.
+
+    @blkc.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        ...
+
+    add[(blkc.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+    add[lambda meta: (blkc.cdiv(n, meta["BLOCK"]),)](x, y, out, n, BLOCK=1024)
+
+Arguments specialise the kernel as Triton does: arrays (anything with
+`__array_interface__` or DLPack) become pointers to their dtype; bools are i1; ints are
+i32 when they fit, else i64 (uint64 above that), and an int equal to 1 is compiled in;
+floats are f32; `tl.constexpr` parameters and None are compiled in. Each specialization
+compiles once and is cached in memory and on disk (keyed by the kernel's source, the
+sources of the functions it calls, and the specialization).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import inspect
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy
+
+from blkc.language import core as tl
+
+_LAUNCH_OPTIONS = frozenset(
+    {"num_warps", "num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
+)
+"""Triton launch options accepted and ignored: they tune GPU code generation."""
+
+
+def _is_constexpr_annotation(annotation: Any) -> bool:
+    if annotation is tl.constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """How one argument specialises the kernel: a runtime parameter of type `mlir`, or a
+    compiled-in `constant`."""
+
+    mlir: str | None
+    constant: Any = None
+    hint: str = ""
+    """Part of the key only: an int's divisibility by 16, as Triton specialises it."""
+
+
+class JITFunction:
+    """A kernel (or a helper that kernels call): ``kernel[grid](*args, **meta)`` compiles the
+    variant for the arguments' specialization (once) and runs it on every core."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        policy: str = "triton",
+        do_not_specialize: Iterable[str | int] = (),
+        check_bounds: bool | None = None,
+    ):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.__module__ = fn.__module__
+        self.__wrapped__ = fn
+        self.policy = policy
+        self.check_bounds = check_bounds
+        self.signature = inspect.signature(fn)
+        self.arg_names = list(self.signature.parameters)
+        self.constexprs = [
+            name
+            for name, p in self.signature.parameters.items()
+            if _is_constexpr_annotation(p.annotation)
+        ]
+        self.do_not_specialize = {
+            self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize
+        }
+        self.builds = 0
+        """How many variants this function compiled from source (not found in a cache)."""
+
+    def __repr__(self) -> str:
+        return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            f"'{self.__name__}' is a @blkc.jit kernel: launch it with "
+            f"{self.__name__}[grid](...), or call it from another kernel"
+        )
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        def launch(*args: Any, **kwargs: Any) -> None:
+            self.run(*args, grid=grid, **kwargs)
+
+        return launch
+
+    # -- specialization ----------------------------------------------------------------
+
+    def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        options = {k: kwargs.pop(k) for k in list(kwargs) if k in _LAUNCH_OPTIONS}
+        del options
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as err:
+            raise TypeError(f"kernel '{self.__name__}': {err}") from None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def _spec(self, name: str, value: Any) -> _Spec:
+        if name in self.constexprs:
+            return _Spec(None, tl.constexpr(value).value)
+        if isinstance(value, tl.constexpr):
+            return _Spec(None, value.value)
+        if value is None or isinstance(value, tl.dtype):
+            return _Spec(None, value)
+        from blkc import dtypes
+        from blkc.runtime.launch import as_array
+
+        array = as_array(value)
+        if array is not None and not isinstance(value, numpy.generic):
+            try:
+                pointee = dtypes.from_numpy(array.dtype)
+            except dtypes.UnknownDTypeError:
+                raise TypeError(
+                    f"kernel '{self.__name__}', argument '{name}': arrays of {array.dtype} "
+                    "cannot be passed to kernels"
+                ) from None
+            return _Spec(f"!blk.ptr<{pointee.mlir}>")
+        if isinstance(value, numpy.generic):
+            return _Spec(dtypes.from_numpy(value.dtype).mlir)
+        if isinstance(value, bool):
+            return _Spec("i1")
+        if isinstance(value, int):
+            if value == 1 and name not in self.do_not_specialize:
+                return _Spec(None, 1)
+            hint = "" if name in self.do_not_specialize else str(value % 16 == 0)
+            if -(2**31) <= value < 2**31:
+                return _Spec("i32", hint=hint)
+            if -(2**63) <= value < 2**63:
+                return _Spec("i64", hint=hint)
+            if 0 <= value < 2**64:
+                return _Spec("ui64", hint=hint)
+            raise OverflowError(
+                f"kernel '{self.__name__}', argument '{name}': {value} does not fit 64 bits"
+            )
+        if isinstance(value, float):
+            return _Spec("f32")
+        raise TypeError(
+            f"kernel '{self.__name__}', argument '{name}': cannot pass "
+            f"{type(value).__name__} to a kernel (pass arrays, numbers, None or dtypes)"
+        )
+
+    def compile_for(self, arguments: dict[str, Any], policy: str | None = None) -> tuple[Any, list[Any]]:
+        """The compiled variant for `arguments` (by name) and the runtime arguments it
+        takes, in order."""
+        from blkc.kernel import compile_cached
+
+        policy = policy or self.policy
+        specs = {name: self._spec(name, value) for name, value in arguments.items()}
+        key = (
+            _source_hash(self),
+            tuple((n, s.mlir, _hashable(s.constant), s.hint) for n, s in specs.items()),
+        )
+
+        def build() -> Any:
+            from blkc.frontend.python import build_module
+            from blkc.pipeline import make_context
+            from xdsl.parser import Parser
+
+            self.builds += 1
+            ctx = make_context()
+            params = [
+                (name, Parser(ctx, spec.mlir).parse_type())
+                for name, spec in specs.items()
+                if spec.mlir is not None
+            ]
+            constants = {n: s.constant for n, s in specs.items() if s.mlir is None}
+            return build_module(self, params, constants, policy)
+
+        from blkc.frontend.python import parse_function
+
+        kernel = compile_cached(
+            key,
+            build,
+            policy=policy,
+            filename=parse_function(self.fn).filename,
+            check_bounds=self.check_bounds,
+        )
+        runtime = [arguments[n] for n, s in specs.items() if s.mlir is not None]
+        return kernel, runtime
+
+    # -- launching ---------------------------------------------------------------------
+
+    def run(self, *args: Any, grid: Any, policy: str | None = None, **kwargs: Any) -> None:
+        """Compile (once per specialization) and launch over `grid`."""
+        arguments = self._bind(args, kwargs)
+        kernel, runtime = self.compile_for(arguments, policy)
+        kernel.run(grid, runtime, arguments)
+
+    def warmup(self, *args: Any, grid: Any = None, policy: str | None = None, **kwargs: Any) -> Any:
+        """Compile for these arguments without running; return the compiled `blkc.Kernel`
+        (whose `asm` maps stage names to text)."""
+        kernel, _ = self.compile_for(self._bind(args, kwargs), policy)
+        return kernel
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, tl.dtype):
+        return ("dtype", value.name)
+    return (type(value).__name__, repr(value))
+
+
+@functools.cache
+def _source_hash(fn: JITFunction) -> str:
+    """A hash of `fn`'s source and of every @blkc.jit function it can call (found through
+    the global names its code uses), so editing a helper recompiles its callers."""
+    digest = hashlib.sha256()
+    seen: set[int] = set()
+
+    def visit(function: JITFunction) -> None:
+        if id(function) in seen:
+            return
+        seen.add(id(function))
+        from blkc.frontend.python import parse_function
+
+        parsed = parse_function(function.fn)
+        digest.update(ast.dump(parsed.tree, include_attributes=True).encode())
+        digest.update(f"{parsed.filename}:{parsed.line_offset}:{parsed.col_offset}".encode())
+        for node in ast.walk(parsed.tree):
+            if isinstance(node, ast.Name):
+                target = parsed.globals.get(node.id)
+                if isinstance(target, JITFunction):
+                    visit(target)
+                elif target is not None and hasattr(target, "__dict__"):
+                    for attr in (n.attr for n in ast.walk(parsed.tree) if isinstance(n, ast.Attribute)):
+                        member = getattr(target, attr, None)
+                        if isinstance(member, JITFunction):
+                            visit(member)
+
+    visit(fn)
+    return digest.hexdigest()
+
+
+def jit(
+    fn: Callable[..., Any] | None = None,
+    *,
+    policy: str = "triton",
+    do_not_specialize: Iterable[str | int] = (),
+    check_bounds: bool | None = None,
+    **options: Any,
+) -> Any:
+    """Make `fn` a blkc kernel (``@blkc.jit`` or ``@blkc.jit(policy="numpy")``).
+
+    `policy` is the promotion policy of its arithmetic (triton by default); ints named in
+    `do_not_specialize` are never compiled in; `check_bounds` as in `blkc.compile`. Other
+    Triton options (`debug`, `noinline`, ...) are accepted.
+    """
+
+    def decorate(f: Callable[..., Any]) -> JITFunction:
+        return JITFunction(
+            f, policy=policy, do_not_specialize=do_not_specialize, check_bounds=check_bounds
+        )
+
+    return decorate(fn) if fn is not None else decorate
+
+
+# ---------------------------------------------------------------------------------------
+# Autotuning
+
+
+@dataclass
+class Config:
+    """One candidate of `autotune`: meta-parameter values (`kwargs`), plus Triton's GPU
+    options, accepted for compatibility."""
+
+    kwargs: dict[str, Any]
+    num_warps: int = 4
+    num_stages: int = 2
+    num_ctas: int = 1
+    maxnreg: int | None = None
+    pre_hook: Callable[..., Any] | None = None
+
+    def all_kwargs(self) -> dict[str, Any]:
+        return dict(self.kwargs)
+
+    def __str__(self) -> str:
+        return ", ".join(f"{k}: {v}" for k, v in self.kwargs.items())
+
+
+@dataclass
+class Autotuner:
+    """Times every config on the first launch for each key and reuses the fastest."""
+
+    fn: JITFunction | Autotuner | Heuristics
+    configs: list[Config]
+    key: list[str]
+    reset_to_zero: list[str] = field(default_factory=list)
+    restore_value: list[str] = field(default_factory=list)
+    num_warmups: int = 2
+    num_reps: int = 5
+    best: dict[tuple[Any, ...], Config] = field(default_factory=dict)
+    timings: dict[tuple[Any, ...], dict[str, float]] = field(default_factory=dict)
+
+    @property
+    def __name__(self) -> str:
+        return self.fn.__name__
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        def launch(*args: Any, **kwargs: Any) -> None:
+            self.run(*args, grid=grid, **kwargs)
+
+        return launch
+
+    def _arguments(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        names = _base(self).arg_names
+        arguments = dict(zip(names, args, strict=False))
+        arguments.update(kwargs)
+        return arguments
+
+    def _key(self, arguments: dict[str, Any]) -> tuple[Any, ...]:
+        parts = []
+        for name in self.key:
+            value = arguments.get(name)
+            array = None if value is None else _as_array(value)
+            parts.append((str(array.dtype), array.shape) if array is not None else value)
+        return tuple(parts)
+
+    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
+        arguments = self._arguments(args, kwargs)
+        key = self._key(arguments)
+        if key not in self.best:
+            self.best[key] = self._tune(args, kwargs, grid, arguments, key)
+        config = self.best[key]
+        if config.pre_hook is not None:
+            config.pre_hook({**arguments, **config.kwargs})
+        self.fn.run(*args, grid=grid, **kwargs, **config.kwargs)
+
+    def _tune(
+        self, args: Sequence[Any], kwargs: dict[str, Any], grid: Any,
+        arguments: dict[str, Any], key: tuple[Any, ...],
+    ) -> Config:
+        if len(self.configs) == 1:
+            return self.configs[0]
+        saved = {n: numpy.array(_as_array(arguments[n]), copy=True) for n in self.restore_value}
+        times: dict[str, float] = {}
+        best: tuple[float, Config] | None = None
+        for index, config in enumerate(self.configs, 1):
+            _progress(f"blkc: autotuning {self.__name__} [{index}/{len(self.configs)}] {config}")
+
+            def once(config: Config = config) -> None:
+                for name in self.reset_to_zero:
+                    _as_array(arguments[name])[...] = 0
+                if config.pre_hook is not None:
+                    config.pre_hook({**arguments, **config.kwargs})
+                self.fn.run(*args, grid=grid, **kwargs, **config.kwargs)
+
+            elapsed = _best_time(once, self.num_warmups, self.num_reps)
+            for name, copy in saved.items():
+                _as_array(arguments[name])[...] = copy
+            times[str(config)] = elapsed
+            if best is None or elapsed < best[0]:
+                best = (elapsed, config)
+        assert best is not None
+        _progress(f"blkc: autotuned {self.__name__}: {best[1]} ({best[0] * 1e3:.3f} ms)", done=True)
+        self.timings[key] = times
+        return best[1]
+
+    def warmup(self, *args: Any, **kwargs: Any) -> list[Any]:
+        """Compile every config without running; return the compiled kernels."""
+        return [self.fn.warmup(*args, **kwargs, **c.kwargs) for c in self.configs]
+
+
+def _base(fn: JITFunction | Autotuner | Heuristics) -> JITFunction:
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    return fn
+
+
+def _as_array(value: Any) -> Any:
+    from blkc.runtime.launch import as_array
+
+    return as_array(value)
+
+
+def _best_time(run: Callable[[], None], warmup: int, rep: int) -> float:
+    for _ in range(warmup):
+        run()
+    best = float("inf")
+    for _ in range(rep):
+        start = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def _progress(message: str, done: bool = False) -> None:
+    if os.environ.get("BLKC_QUIET_AUTOTUNE") == "1":
+        return
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K" + message + ("\n" if done else ""))
+    else:
+        sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def autotune(
+    configs: Sequence[Config],
+    key: Sequence[str],
+    reset_to_zero: Sequence[str] | None = None,
+    restore_value: Sequence[str] | None = None,
+    warmup: int = 2,
+    rep: int = 5,
+    **options: Any,
+) -> Callable[[Any], Autotuner]:
+    """Decorate a `@blkc.jit` kernel to choose among `configs` by timing: on the first
+    launch for each value of the `key` arguments (arrays count by dtype and shape), every
+    config runs (best of `rep` after `warmup`), the fastest is kept and reused. Arrays
+    named in `reset_to_zero` are zeroed before each timed run, those in `restore_value`
+    restored after. Progress goes to stderr (``BLKC_QUIET_AUTOTUNE=1`` silences it)."""
+    if not configs:
+        raise ValueError("autotune needs at least one Config")
+
+    def decorate(fn: Any) -> Autotuner:
+        return Autotuner(
+            fn, list(configs), list(key), list(reset_to_zero or []), list(restore_value or []),
+            warmup, rep,
+        )
+
+    return decorate
+
+
+@dataclass
+class Heuristics:
+    """Computes meta-parameters from the arguments before each launch."""
+
+    fn: JITFunction | Autotuner | Heuristics
+    values: dict[str, Callable[[dict[str, Any]], Any]]
+
+    @property
+    def __name__(self) -> str:
+        return self.fn.__name__
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        def launch(*args: Any, **kwargs: Any) -> None:
+            self.run(*args, grid=grid, **kwargs)
+
+        return launch
+
+    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
+        names = _base(self).arg_names
+        arguments = dict(zip(names, args, strict=False))
+        arguments.update(kwargs)
+        for name, compute in self.values.items():
+            kwargs[name] = arguments[name] = compute(arguments)
+        self.fn.run(*args, grid=grid, **kwargs)
+
+    def warmup(self, *args: Any, **kwargs: Any) -> Any:
+        names = _base(self).arg_names
+        arguments = dict(zip(names, args, strict=False))
+        arguments.update(kwargs)
+        for name, compute in self.values.items():
+            kwargs[name] = arguments[name] = compute(arguments)
+        return self.fn.warmup(*args, **kwargs)
+
+
+def heuristics(values: dict[str, Callable[[dict[str, Any]], Any]]) -> Callable[[Any], Heuristics]:
+    """Decorate a kernel so that each meta-parameter in `values` is computed from the
+    launch's arguments (a dict by name) before it runs."""
+
+    def decorate(fn: Any) -> Heuristics:
+        return Heuristics(fn, dict(values))
+
+    return decorate
+
+
+def cdiv(x: int, y: int) -> int:
+    """``ceil(x / y)`` for positive ints: how many blocks of `y` cover `x`."""
+    return -(-x // y)
+
+
+def next_power_of_2(n: int) -> int:
+    """The smallest power of two at least `n` (1 for n <= 1)."""
+    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
+
+
+__all__ = [
+    "Autotuner",
+    "Config",
+    "Heuristics",
+    "JITFunction",
+    "autotune",
+    "cdiv",
+    "heuristics",
+    "jit",
+    "next_power_of_2",
+]

@@ -1,0 +1,118 @@
+"""`blkc.language`, imported as ``tl``: Triton's kernel language for `@blkc.jit` kernels.
+
+    import blkc
+    import blkc.language as tl
+
+    @blkc.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        x = tl.load(x_ptr + offsets, mask=mask)
+        tl.store(out_ptr + offsets, x + tl.load(y_ptr + offsets, mask=mask), mask=mask)
+
+A kernel written for Triton runs after ``import triton`` becomes ``import blkc as triton``
+and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
+"""
+
+from blkc.language import math
+from blkc.language.core import (
+    abs,
+    arange,
+    argmax,
+    argmin,
+    atomic_add,
+    atomic_and,
+    atomic_cas,
+    atomic_max,
+    atomic_min,
+    atomic_or,
+    atomic_xchg,
+    atomic_xor,
+    bfloat16,
+    broadcast,
+    broadcast_to,
+    cast,
+    cdiv,
+    ceil,
+    clamp,
+    constexpr,
+    cos,
+    cumprod,
+    cumsum,
+    debug_barrier,
+    device_assert,
+    device_print,
+    dot,
+    dtype,
+    erf,
+    exp,
+    exp2,
+    expand_dims,
+    fdiv,
+    float8e4nv,
+    float8e5,
+    float16,
+    float32,
+    float64,
+    floor,
+    fma,
+    full,
+    int1,
+    int8,
+    int16,
+    int32,
+    int64,
+    load,
+    log,
+    log2,
+    max,
+    max_constancy,
+    max_contiguous,
+    maximum,
+    min,
+    minimum,
+    multiple_of,
+    num_programs,
+    permute,
+    pointer_type,
+    program_id,
+    range,
+    reshape,
+    rsqrt,
+    sigmoid,
+    sin,
+    softmax,
+    sqrt,
+    sqrt_rn,
+    static_assert,
+    static_print,
+    static_range,
+    store,
+    sum,
+    tensor,
+    trans,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    view,
+    where,
+    xor_sum,
+    zeros,
+    zeros_like,
+)
+
+__all__ = [
+    "abs", "arange", "argmax", "argmin", "atomic_add", "atomic_and", "atomic_cas",
+    "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
+    "broadcast", "broadcast_to", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos",
+    "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print", "dot", "dtype",
+    "erf", "exp", "exp2", "expand_dims", "fdiv", "float16", "float32", "float64",
+    "float8e4nv", "float8e5", "floor", "fma", "full", "int1", "int8", "int16", "int32",
+    "int64", "load", "log", "log2", "math", "max", "max_constancy", "max_contiguous",
+    "maximum", "min", "minimum", "multiple_of", "num_programs", "permute", "pointer_type",
+    "program_id", "range", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sqrt",
+    "sqrt_rn", "static_assert", "static_print", "static_range", "store", "sum", "tensor",
+    "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum", "zeros",
+    "zeros_like",
+]  # fmt: skip

@@ -1,0 +1,739 @@
+"""The objects of `blkc.language`: dtypes, `constexpr`, `tensor`, and the built-in functions
+that `@blkc.jit` kernels call.
+
+A built-in is an ordinary Python function whose parameters are Triton's; the kernel
+compiler calls it with the kernel's values (`tensor`s and compile-time Python constants)
+and a hidden `_semantic` argument, through which it builds IR. Called outside a kernel, it
+says so.
+"""
+
+from __future__ import annotations
+
+import builtins as _py
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from blkc import dtypes as _dtypes
+
+if TYPE_CHECKING:
+    from xdsl.ir import SSAValue
+
+    from blkc.frontend.python import CodeGenerator
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# ---------------------------------------------------------------------------------------
+# dtypes
+
+
+class dtype:  # noqa: N801 - Triton's name
+    """An element type, as `tl.float32` or `x.dtype`; `str()` gives Triton's short name."""
+
+    def __init__(self, short: str, blkc_dtype: _dtypes.DType | None):
+        self.name = short
+        self.blkc_dtype = blkc_dtype
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"blkc.language.{_REPR.get(self.name, self.name)}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, dtype) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def _kind(self) -> _dtypes.Kind | None:
+        return None if self.blkc_dtype is None else self.blkc_dtype.kind
+
+    def is_floating(self) -> bool:
+        return self._kind() == _dtypes.Kind.FLOAT
+
+    def is_int(self) -> bool:
+        return self._kind() in (_dtypes.Kind.INT, _dtypes.Kind.BOOL)
+
+    def is_int_signed(self) -> bool:
+        return self._kind() == _dtypes.Kind.INT and bool(self.blkc_dtype and self.blkc_dtype.signed)
+
+    def is_int_unsigned(self) -> bool:
+        return self._kind() == _dtypes.Kind.INT and not self.is_int_signed()
+
+    def is_bool(self) -> bool:
+        return self._kind() == _dtypes.Kind.BOOL
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def is_fp16(self) -> bool:
+        return self.name == "fp16"
+
+    def is_bf16(self) -> bool:
+        return self.name == "bf16"
+
+    def is_fp32(self) -> bool:
+        return self.name == "fp32"
+
+    def is_fp64(self) -> bool:
+        return self.name == "fp64"
+
+    def is_fp8(self) -> bool:
+        return self.name.startswith("fp8")
+
+    @property
+    def primitive_bitwidth(self) -> int:
+        return 64 if self.blkc_dtype is None else self.blkc_dtype.width
+
+
+class pointer_type(dtype):  # noqa: N801 - Triton's name
+    """The type of a pointer to `element_ty` (what ``x_ptr.dtype`` gives)."""
+
+    def __init__(self, element_ty: dtype):
+        super().__init__(f"pointer<{element_ty.name}>", None)
+        self.element_ty = element_ty
+
+    def __repr__(self) -> str:
+        return f"blkc.language.pointer_type({self.element_ty!r})"
+
+    def is_ptr(self) -> bool:
+        return True
+
+
+int1 = dtype("int1", _dtypes.bool_)
+int8 = dtype("int8", _dtypes.int8)
+int16 = dtype("int16", _dtypes.int16)
+int32 = dtype("int32", _dtypes.int32)
+int64 = dtype("int64", _dtypes.int64)
+uint8 = dtype("uint8", _dtypes.uint8)
+uint16 = dtype("uint16", _dtypes.uint16)
+uint32 = dtype("uint32", _dtypes.uint32)
+uint64 = dtype("uint64", _dtypes.uint64)
+float16 = dtype("fp16", _dtypes.float16)
+bfloat16 = dtype("bf16", _dtypes.bfloat16)
+float32 = dtype("fp32", _dtypes.float32)
+float64 = dtype("fp64", _dtypes.float64)
+float8e4nv = dtype("fp8e4nv", _dtypes.float8_e4m3fn)
+float8e5 = dtype("fp8e5", _dtypes.float8_e5m2)
+
+_ALL_DTYPES = {
+    "int1": int1, "int8": int8, "int16": int16, "int32": int32, "int64": int64,
+    "uint8": uint8, "uint16": uint16, "uint32": uint32, "uint64": uint64,
+    "float16": float16, "bfloat16": bfloat16, "float32": float32, "float64": float64,
+    "float8e4nv": float8e4nv, "float8e5": float8e5,
+}  # fmt: skip
+_REPR = {d.name: attr for attr, d in _ALL_DTYPES.items()}
+_BY_BLKC = {d.blkc_dtype: d for d in _ALL_DTYPES.values()}
+
+
+def from_blkc(d: _dtypes.DType) -> dtype:
+    """The `tl` dtype of a blkc dtype."""
+    return _BY_BLKC[d]
+
+
+# ---------------------------------------------------------------------------------------
+# constexpr and tensor
+
+
+class constexpr:  # noqa: N801 - Triton's name
+    """Marks a kernel parameter as a compile-time constant (``BLOCK: tl.constexpr``): each
+    value compiles its own variant. ``tl.constexpr(v)`` wraps a value the same way."""
+
+    def __init__(self, value: Any):
+        self.value = value.value if isinstance(value, constexpr) else value
+
+    def __repr__(self) -> str:
+        return f"constexpr[{self.value!r}]"
+
+
+class tensor:  # noqa: N801 - Triton's name
+    """A value of a kernel: a scalar or a block, as an SSA value of the IR being built.
+
+    Inside a kernel, ``x.dtype``, ``x.shape``, ``x.to(dtype)``, ``x[:, None]``, operators
+    and the methods mirroring `tl` functions (``x.sum(axis=0)``) work as in Triton.
+    """
+
+    def __init__(self, handle: SSAValue):
+        self.handle = handle
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        from blkc.dialects.types import shape_of
+
+        return shape_of(self.handle.type)
+
+    @property
+    def numel(self) -> int:
+        return functools.reduce(lambda a, b: a * b, self.shape, 1)
+
+    @property
+    def dtype(self) -> dtype:
+        from blkc.dialects.types import PtrType, element_type
+
+        elem = element_type(self.handle.type)
+        if isinstance(elem, PtrType):
+            return pointer_type(from_blkc(_dtypes.from_xdsl(elem.pointee)))
+        return from_blkc(_dtypes.from_xdsl(elem))
+
+    @property
+    def type(self) -> dtype:
+        return self.dtype
+
+    def __repr__(self) -> str:
+        return f"tensor({self.handle.type})"
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "a kernel value has no truth value at compile time; `if` on it compiles a "
+            "branch, but only in a @blkc.jit kernel"
+        )
+
+
+def _dtype_of(value: Any, what: str) -> dtype:
+    if isinstance(value, constexpr):
+        value = value.value
+    if isinstance(value, dtype) and not isinstance(value, pointer_type):
+        return value
+    if isinstance(value, str) and value in _ALL_DTYPES:
+        return _ALL_DTYPES[value]
+    raise TypeError(f"{what} must be a dtype such as tl.float32, got {value!r}")
+
+
+# ---------------------------------------------------------------------------------------
+# Built-ins
+
+
+def builtin(fn: F) -> F:
+    """Mark `fn` as a kernel built-in: called with `_semantic` inside kernels only."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, _semantic: CodeGenerator | None = None, **kwargs: Any) -> Any:
+        if _semantic is None:
+            raise RuntimeError(
+                f"blkc.language.{fn.__name__} can only be called inside a @blkc.jit kernel"
+            )
+        return fn(*args, _semantic=_semantic, **kwargs)
+
+    wrapper.__blkc_builtin__ = True  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+def _shape(sem: CodeGenerator, shape: Any) -> list[int]:
+    shape = sem.constant(shape, "a block shape")
+    if isinstance(shape, int):
+        shape = [shape]
+    dims = [sem.constant(d, "a block dimension") for d in shape]
+    for d in dims:
+        if not isinstance(d, int) or isinstance(d, bool) or d <= 0:
+            raise sem.error(f"block dimensions must be positive integers, got {list(dims)}")
+    return dims
+
+
+def _axis(sem: CodeGenerator, axis: Any) -> int | None:
+    axis = sem.constant(axis, "an axis")
+    if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
+        raise sem.error(f"an axis must be an integer, got {axis!r}")
+    return axis
+
+
+@builtin
+def program_id(axis: Any, *, _semantic: CodeGenerator) -> tensor:
+    """The index of this program along grid `axis` (0, 1 or 2)."""
+    return _semantic.wrap(_semantic.ir.program_id(_semantic.constant(axis, "program_id's axis")))
+
+
+@builtin
+def num_programs(axis: Any, *, _semantic: CodeGenerator) -> tensor:
+    """The number of programs along grid `axis` (0, 1 or 2)."""
+    return _semantic.wrap(
+        _semantic.ir.num_programs(_semantic.constant(axis, "num_programs's axis"))
+    )
+
+
+@builtin
+def arange(start: Any, end: Any, *, _semantic: CodeGenerator) -> tensor:
+    """The int32 block ``[start, ..., end - 1]`` (constant bounds, power-of-two length)."""
+    lo = _semantic.constant(start, "arange's start")
+    hi = _semantic.constant(end, "arange's end")
+    return _semantic.wrap(_semantic.ir.arange(lo, hi))
+
+
+@builtin
+def full(shape: Any, value: Any, dtype: Any, *, _semantic: CodeGenerator) -> tensor:
+    """A block of `shape` filled with `value` (a constant or a scalar) of `dtype`."""
+    d = _dtype_of(_semantic.constant(dtype, "full's dtype"), "full's dtype")
+    dims = _shape(_semantic, shape)
+    ir = _semantic.ir
+    if isinstance(value, tensor):
+        return _semantic.wrap(ir.broadcast_to(ir.cast(value.handle, d.blkc_dtype), dims))
+    fill = _semantic.constant(value, "full's value")
+    return _semantic.wrap(ir.constant(fill, d.blkc_dtype, dims))
+
+
+@builtin
+def zeros(shape: Any, dtype: Any, *, _semantic: CodeGenerator) -> tensor:
+    """A block of `shape` filled with zeros of `dtype`."""
+    return full(shape, 0, dtype, _semantic=_semantic)
+
+
+@builtin
+def zeros_like(input: Any, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+    """Zeros of the shape and dtype of `input`."""
+    x = _semantic.tensor_of(input, "zeros_like's input")
+    return full(list(x.shape), 0, x.dtype, _semantic=_semantic)
+
+
+@builtin
+def load(
+    pointer: Any,
+    mask: Any = None,
+    other: Any = None,
+    boundary_check: Any = (),
+    padding_option: Any = "",
+    cache_modifier: Any = "",
+    eviction_policy: Any = "",
+    volatile: Any = False,
+    *,
+    _semantic: CodeGenerator,
+) -> tensor:
+    """Load where `pointer` points; where `mask` is false the value is `other` (zero).
+    Cache and eviction hints are accepted and ignored on the CPU."""
+    sem = _semantic
+    if boundary_check or padding_option:
+        raise sem.error("block pointers (boundary_check, padding_option) are not supported")
+    ptr = sem.value(pointer, "load's pointer")
+    m = None if sem.is_none(mask) else sem.value(mask, "load's mask")
+    o = None if sem.is_none(other) else sem.value(other, "load's other")
+    return sem.wrap(sem.ir.load(ptr, m, o))
+
+
+@builtin
+def store(
+    pointer: Any,
+    value: Any,
+    mask: Any = None,
+    boundary_check: Any = (),
+    cache_modifier: Any = "",
+    eviction_policy: Any = "",
+    *,
+    _semantic: CodeGenerator,
+) -> None:
+    """Store `value` where `pointer` points, where `mask` holds (converted to the pointee
+    type)."""
+    sem = _semantic
+    if boundary_check:
+        raise sem.error("block pointers (boundary_check) are not supported")
+    m = None if sem.is_none(mask) else sem.value(mask, "store's mask")
+    sem.ir.store(sem.value(pointer, "store's pointer"), sem.value(value, "store's value"), m)
+
+
+def _atomic(kind: str) -> Callable[..., tensor]:
+    def atomic(
+        pointer: Any,
+        val: Any,
+        mask: Any = None,
+        sem: Any = None,
+        scope: Any = None,
+        *,
+        _semantic: CodeGenerator,
+    ) -> tensor:
+        s = _semantic
+        m = None if s.is_none(mask) else s.value(mask, "the atomic's mask")
+        result = s.ir.atomic_rmw(kind, s.value(pointer, "the pointer"), s.value(val, "val"), m)
+        return s.wrap(result)
+
+    atomic.__name__ = atomic.__qualname__ = f"atomic_{kind}"
+    atomic.__doc__ = f"Atomically combine `val` into memory with {kind}; return the old values."
+    return builtin(atomic)
+
+
+atomic_add = _atomic("add")
+atomic_max = _atomic("max")
+atomic_min = _atomic("min")
+atomic_and = _atomic("and")
+atomic_or = _atomic("or")
+atomic_xor = _atomic("xor")
+atomic_xchg = _atomic("xchg")
+
+
+@builtin
+def atomic_cas(
+    pointer: Any, cmp: Any, val: Any, sem: Any = None, scope: Any = None, *,
+    _semantic: CodeGenerator,
+) -> tensor:
+    """Where memory equals `cmp`, write `val`; return the old values."""
+    s = _semantic
+    return s.wrap(
+        s.ir.atomic_cas(s.value(pointer, "the pointer"), s.value(cmp, "cmp"), s.value(val, "val"))
+    )
+
+
+@builtin
+def where(condition: Any, x: Any, y: Any, *, _semantic: CodeGenerator) -> tensor:
+    """`x` where `condition` holds, else `y` (elementwise, broadcasting)."""
+    s = _semantic
+    return s.wrap(
+        s.ir.where(s.value(condition, "condition"), s.value(x, "x"), s.value(y, "y"))
+    )
+
+
+@builtin
+def dot(
+    input: Any,  # noqa: A002
+    other: Any,
+    acc: Any = None,
+    input_precision: Any = None,
+    allow_tf32: Any = None,
+    max_num_imprecise_acc: Any = None,
+    out_dtype: Any = float32,
+    *,
+    _semantic: CodeGenerator,
+) -> tensor:
+    """The matrix product ``input @ other (+ acc)``, accumulated in `out_dtype` (float32 by
+    default; int32 for integer inputs)."""
+    s = _semantic
+    a, b = s.value(input, "dot's input"), s.value(other, "dot's other")
+    acc_value = None if s.is_none(acc) else s.value(acc, "dot's acc")
+    out = _dtype_of(s.constant(out_dtype, "dot's out_dtype"), "dot's out_dtype")
+    if acc_value is None:
+        kinds = {s.dtype_of(a).kind, s.dtype_of(b).kind}
+        if out == float32 and kinds <= {_dtypes.Kind.INT, _dtypes.Kind.BOOL}:
+            out = int32
+        return s.wrap(s.ir.dot(a, b, None, out.blkc_dtype))
+    return s.wrap(s.ir.dot(a, b, acc_value))
+
+
+def _reduction(kind: str, value: Any, axis: Any, keep_dims: Any, sem: CodeGenerator) -> tensor:
+    x = sem.value(value, f"the {kind}'s input")
+    ax = _axis(sem, axis)
+    result = sem.ir.reduce(kind, x, ax)
+    if sem.constant(keep_dims, "keep_dims"):
+        rank = len(sem.shape_of(x))
+        for a in _py.range(rank) if ax is None else [ax % rank]:
+            result = sem.ir.expand_dims(result, a)
+    return sem.wrap(result)
+
+
+@builtin
+def sum(  # noqa: A001 - Triton's name
+    input: Any, axis: Any = None, keep_dims: Any = False, dtype: Any = None,  # noqa: A002
+    *, _semantic: CodeGenerator,
+) -> tensor:
+    """The sum along `axis` (all axes when None); `dtype` converts the input first."""
+    if not _semantic.is_none(dtype):
+        d = _dtype_of(_semantic.constant(dtype, "sum's dtype"), "sum's dtype")
+        input = _semantic.wrap(_semantic.ir.cast(_semantic.value(input, "x"), d.blkc_dtype))  # noqa: A001
+    return _reduction("sum", input, axis, keep_dims, _semantic)
+
+
+def _extreme(kind: str) -> Callable[..., Any]:
+    def extreme(
+        input: Any,  # noqa: A002
+        axis: Any = None,
+        return_indices: Any = False,
+        return_indices_tie_break_left: Any = True,
+        keep_dims: Any = False,
+        *,
+        _semantic: CodeGenerator,
+    ) -> Any:
+        value = _reduction(kind, input, axis, keep_dims, _semantic)
+        if _semantic.constant(return_indices, "return_indices"):
+            return value, _reduction(f"arg{kind}", input, axis, keep_dims, _semantic)
+        return value
+
+    extreme.__name__ = extreme.__qualname__ = kind
+    extreme.__doc__ = f"The {kind}imum along `axis`; with `return_indices`, also its index."
+    return builtin(extreme)
+
+
+max = _extreme("max")  # noqa: A001
+min = _extreme("min")  # noqa: A001
+
+
+def _arg(kind: str) -> Callable[..., tensor]:
+    def arg(
+        input: Any, axis: Any, tie_break_left: Any = True, keep_dims: Any = False,  # noqa: A002
+        *, _semantic: CodeGenerator,
+    ) -> tensor:
+        return _reduction(kind, input, axis, keep_dims, _semantic)
+
+    arg.__name__ = arg.__qualname__ = kind
+    arg.__doc__ = f"The index (int32) of the first {kind[3:]}imum along `axis`."
+    return builtin(arg)
+
+
+argmax = _arg("argmax")
+argmin = _arg("argmin")
+
+
+@builtin
+def xor_sum(
+    input: Any, axis: Any = None, keep_dims: Any = False, *, _semantic: CodeGenerator  # noqa: A002
+) -> tensor:
+    """The bitwise xor of the elements along `axis`."""
+    return _reduction("xor", input, axis, keep_dims, _semantic)
+
+
+def _scan(kind: str) -> Callable[..., tensor]:
+    def scan(
+        input: Any, axis: Any = 0, reverse: Any = False, *, _semantic: CodeGenerator  # noqa: A002
+    ) -> tensor:
+        s = _semantic
+        if s.constant(reverse, "reverse"):
+            raise s.error(f"cum{kind}(reverse=True) is not supported")
+        return s.wrap(s.ir.scan(kind, s.value(input, "the scan's input"), _axis(s, axis) or 0))
+
+    scan.__name__ = scan.__qualname__ = f"cum{kind}"
+    scan.__doc__ = f"The inclusive cumulative {kind} along `axis`."
+    return builtin(scan)
+
+
+cumsum = _scan("sum")
+cumprod = _scan("prod")
+
+
+def _unary(name: str, doc: str) -> Callable[..., tensor]:
+    def unary(x: Any, *, _semantic: CodeGenerator) -> tensor:
+        return _semantic.wrap(_semantic.ir.unary(name, _semantic.value(x, "x")))
+
+    unary.__name__ = unary.__qualname__ = name
+    unary.__doc__ = doc
+    return builtin(unary)
+
+
+exp = _unary("exp", "Elementwise e**x.")
+exp2 = _unary("exp2", "Elementwise 2**x.")
+log = _unary("log", "Elementwise natural logarithm.")
+log2 = _unary("log2", "Elementwise base-2 logarithm.")
+sqrt = _unary("sqrt", "Elementwise square root.")
+sqrt_rn = _unary("sqrt", "Elementwise square root, correctly rounded.")
+rsqrt = _unary("rsqrt", "Elementwise 1 / sqrt(x).")
+sin = _unary("sin", "Elementwise sine.")
+cos = _unary("cos", "Elementwise cosine.")
+erf = _unary("erf", "Elementwise error function.")
+floor = _unary("floor", "Elementwise floor.")
+ceil = _unary("ceil", "Elementwise ceiling.")
+abs = _unary("abs", "Elementwise absolute value.")  # noqa: A001
+
+
+@builtin
+def sigmoid(x: Any, *, _semantic: CodeGenerator) -> tensor:
+    """Elementwise ``1 / (1 + exp(-x))``."""
+    ir, v = _semantic.ir, _semantic.value(x, "x")
+    e = ir.unary("exp", ir.unary("neg", v))
+    return _semantic.wrap(ir.binary("truediv", ir.literal(1), ir.binary("add", ir.literal(1), e)))
+
+
+@builtin
+def softmax(
+    x: Any, dim: Any = None, keep_dims: Any = False, ieee_rounding: Any = False,
+    *, _semantic: CodeGenerator,
+) -> tensor:
+    """The softmax of `x` along `dim` (0 when None), max-subtracted for stability."""
+    s = _semantic
+    ir, v = s.ir, s.value(x, "x")
+    axis = _axis(s, dim) or 0
+    high = ir.expand_dims(ir.reduce("max", v, axis), axis)
+    num = ir.unary("exp", ir.binary("sub", v, high))
+    den = ir.expand_dims(ir.reduce("sum", num, axis), axis)
+    result = ir.binary("truediv", num, den)
+    if not s.constant(keep_dims, "keep_dims"):
+        return s.wrap(result)
+    raise s.error("softmax(keep_dims=True) is not supported: the result keeps x's shape")
+
+
+def _binary(name: str, doc: str) -> Callable[..., tensor]:
+    def binary(x: Any, y: Any, propagate_nan: Any = None, *, _semantic: CodeGenerator) -> tensor:
+        s = _semantic
+        return s.wrap(s.ir.binary(name, s.value(x, "x"), s.value(y, "y")))
+
+    binary.__name__ = binary.__qualname__ = name
+    binary.__doc__ = doc
+    return builtin(binary)
+
+
+maximum = _binary("maximum", "Elementwise maximum.")
+minimum = _binary("minimum", "Elementwise minimum.")
+
+
+@builtin
+def fdiv(x: Any, y: Any, ieee_rounding: Any = False, *, _semantic: CodeGenerator) -> tensor:
+    """Elementwise true division ``x / y``."""
+    s = _semantic
+    return s.wrap(s.ir.binary("truediv", s.value(x, "x"), s.value(y, "y")))
+
+
+@builtin
+def clamp(x: Any, min: Any, max: Any, propagate_nan: Any = None, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+    """`x` limited to ``[min, max]``."""
+    s, ir = _semantic, _semantic.ir
+    low = ir.binary("maximum", s.value(x, "x"), s.value(min, "min"))
+    return s.wrap(ir.binary("minimum", low, s.value(max, "max")))
+
+
+@builtin
+def fma(x: Any, y: Any, z: Any, *, _semantic: CodeGenerator) -> tensor:
+    """Elementwise ``x * y + z`` with one rounding."""
+    s = _semantic
+    return s.wrap(s.ir.fma(s.value(x, "x"), s.value(y, "y"), s.value(z, "z")))
+
+
+@builtin
+def cdiv(x: Any, div: Any, *, _semantic: CodeGenerator) -> Any:
+    """``(x + div - 1) // div``: how many blocks of `div` cover `x`."""
+    s = _semantic
+    if s.is_constant(x) and s.is_constant(div):
+        return -(-s.constant(x, "x") // s.constant(div, "div"))
+    ir = s.ir
+    top = ir.binary("sub", ir.binary("add", s.value(x, "x"), s.value(div, "div")), ir.literal(1))
+    return s.wrap(ir.binary("floordiv", top, s.value(div, "div")))
+
+
+@builtin
+def multiple_of(input: Any, values: Any, *, _semantic: CodeGenerator) -> Any:  # noqa: A002
+    """A hint that the elements of `input` are multiples of `values`; returns `input`."""
+    return input
+
+
+@builtin
+def max_contiguous(input: Any, values: Any, *, _semantic: CodeGenerator) -> Any:  # noqa: A002
+    """A hint that `input` holds runs of `values` consecutive elements; returns `input`."""
+    return input
+
+
+@builtin
+def max_constancy(input: Any, values: Any, *, _semantic: CodeGenerator) -> Any:  # noqa: A002
+    """A hint that `input` holds runs of `values` equal elements; returns `input`."""
+    return input
+
+
+@builtin
+def debug_barrier(*, _semantic: CodeGenerator) -> None:
+    """Synchronizes the threads of a program; a no-op on the CPU, where a program is one
+    thread."""
+
+
+@builtin
+def static_assert(cond: Any, msg: Any = "", *, _semantic: CodeGenerator) -> None:
+    """Fail compilation with `msg` when the compile-time `cond` is false."""
+    s = _semantic
+    if not s.constant(cond, "static_assert's condition"):
+        raise s.error(f"static_assert failed: {s.constant(msg, 'the message')}".rstrip(": "))
+
+
+@builtin
+def static_print(*values: Any, sep: Any = " ", end: Any = "\n", _semantic: CodeGenerator) -> None:
+    """Print at compile time (values, or the types of kernel values)."""
+    import sys
+
+    shown = [v if not isinstance(v, tensor) else repr(v) for v in values]
+    print(*shown, sep=sep, end=end, file=sys.stderr)
+
+
+@builtin
+def device_print(prefix: Any, *args: Any, hex: Any = False, _semantic: CodeGenerator) -> None:  # noqa: A002
+    """Print `prefix` and the values from every program when the kernel runs."""
+    s = _semantic
+    s.ir.print(str(s.constant(prefix, "the prefix")), [s.value(a, "the value") for a in args])
+
+
+@builtin
+def device_assert(cond: Any, msg: Any = "", *, _semantic: CodeGenerator) -> None:
+    """Fail the launch (AssertionError) with `msg` where `cond` is false."""
+    s = _semantic
+    s.ir.assert_(s.value(cond, "the condition"), str(s.constant(msg, "the message")))
+
+
+@builtin
+def reshape(
+    input: Any, *shape: Any, can_reorder: Any = False, _semantic: CodeGenerator  # noqa: A002
+) -> tensor:
+    """`input` with another shape of the same size (row-major)."""
+    s = _semantic
+    dims = _shape(s, shape[0] if len(shape) == 1 else list(shape))
+    return s.wrap(s.ir.reshape(s.value(input, "input"), dims))
+
+
+view = reshape
+
+
+@builtin
+def expand_dims(input: Any, axis: Any, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+    """`input` with a dimension of size 1 inserted at `axis` (or at each of several)."""
+    s = _semantic
+    axes = s.constant(axis, "expand_dims's axis")
+    v = s.value(input, "input")
+    axes = [axes] if isinstance(axes, int) else list(axes)
+    rank = len(s.shape_of(v)) + len(axes)
+    for a in sorted(a % rank for a in axes):
+        v = s.ir.expand_dims(v, a)
+    return s.wrap(v)
+
+
+@builtin
+def broadcast_to(input: Any, *shape: Any, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+    """`input` broadcast to `shape`."""
+    s = _semantic
+    dims = _shape(s, shape[0] if len(shape) == 1 else list(shape))
+    return s.wrap(s.ir.broadcast_to(s.value(input, "input"), dims))
+
+
+@builtin
+def broadcast(input: Any, other: Any, *, _semantic: CodeGenerator) -> tuple[tensor, tensor]:  # noqa: A002
+    """`input` and `other` broadcast to their common shape."""
+    s = _semantic
+    a, b = s.value(input, "input"), s.value(other, "other")
+    from blkc.broadcasting import broadcast_shapes
+
+    shape = broadcast_shapes(s.shape_of(a), s.shape_of(b))
+    return s.wrap(s.ir.broadcast_to(a, shape)), s.wrap(s.ir.broadcast_to(b, shape))
+
+
+@builtin
+def trans(input: Any, *dims: Any, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+    """`input` with its dimensions permuted (reversed when none are given)."""
+    s = _semantic
+    v = s.value(input, "input")
+    order = s.constant(dims[0] if len(dims) == 1 else list(dims), "the dimensions")
+    order = list(order) if order else list(reversed(_py.range(len(s.shape_of(v)))))
+    return s.wrap(s.ir.permute(v, order))
+
+
+permute = trans
+
+
+@builtin
+def cast(
+    input: Any, dtype: Any, fp_downcast_rounding: Any = None, bitcast: Any = False,  # noqa: A002
+    *, _semantic: CodeGenerator,
+) -> tensor:
+    """`input` converted to `dtype` (reinterpreting the bits when `bitcast`)."""
+    s = _semantic
+    d = _dtype_of(s.constant(dtype, "the dtype"), "cast's dtype")
+    v = s.value(input, "input")
+    if s.constant(bitcast, "bitcast"):
+        return s.wrap(s.ir.bitcast(v, d.blkc_dtype))
+    return s.wrap(s.ir.cast(v, d.blkc_dtype))
+
+
+class static_range:  # noqa: N801 - Triton's name
+    """``for i in tl.static_range(...)``: a loop unrolled at compile time (constant
+    bounds)."""
+
+    def __init__(self, arg1: Any, arg2: Any = None, step: Any = None):
+        self.args = (arg1, arg2, step)
+
+
+class range:  # noqa: A001, N801 - Triton's name
+    """``for i in tl.range(...)``: like ``range``, with Triton's pipelining options
+    (accepted; the CPU backend does not pipeline)."""
+
+    def __init__(
+        self, arg1: Any, arg2: Any = None, step: Any = None, num_stages: Any = None,
+        loop_unroll_factor: Any = None, disallow_acc_multi_buffer: Any = False,
+        flatten: Any = False, warp_specialize: Any = False,
+    ):
+        self.args = (arg1, arg2, step)
+
