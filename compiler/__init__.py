@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from blkc.broadcasting import BroadcastError
     from blkc.diagnostics import BlkcError
-    from blkc.jit import Config, JITFunction, autotune, cdiv, heuristics, jit, next_power_of_2
+    from blkc.jitfunction import Config, JITFunction, autotune, cdiv, heuristics, jit, next_power_of_2
     from blkc.kernel import Kernel, compile
     from blkc.passes.promotion.base import PromotionError
     from blkc.pipeline import parse, run_pipeline
@@ -34,13 +34,13 @@ _LAZY = {
     "BlkcError": "blkc.diagnostics",
     "BroadcastError": "blkc.broadcasting",
     "Kernel": "blkc.kernel",
-    "Config": "blkc.jit",
-    "JITFunction": "blkc.jit",
-    "autotune": "blkc.jit",
-    "cdiv": "blkc.jit",
-    "heuristics": "blkc.jit",
-    "jit": "blkc.jit",
-    "next_power_of_2": "blkc.jit",
+    "Config": "blkc.jitfunction",
+    "JITFunction": "blkc.jitfunction",
+    "autotune": "blkc.jitfunction",
+    "cdiv": "blkc.jitfunction",
+    "heuristics": "blkc.jitfunction",
+    "jit": "blkc.jitfunction",
+    "next_power_of_2": "blkc.jitfunction",
     "compile": "blkc.kernel",
     "PromotionError": "blkc.passes.promotion.base",
     "parse": "blkc.pipeline",

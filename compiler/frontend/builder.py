@@ -56,6 +56,7 @@ from blkc.passes.promote_types import typed_value
 from blkc.passes.promotion import canonical_name, get_policy
 from blkc.passes.promotion.base import Operand, PromotionError
 from blkc.passes.promotion.ir import decide
+from blkc.passes.warn_lossy_casts import lost_information
 
 BINARY_OPS: dict[str, type[blk.BinaryOp]] = {
     "add": blk.AddOp,
@@ -686,13 +687,12 @@ class IRBuilder:
         self, old: SSAValue, init: SSAValue, new: SSAValue, name: str, what: str
     ) -> SSAValue:
         """The init of a carried value that is `old` before the loop and `new` after an
-        iteration: `old` widened (or broadcast from a scalar) when that loses nothing, else
-        a located error."""
+        iteration: `old` converted (or broadcast from a scalar) when that loses nothing, or
+        when it was a literal; else a located error."""
         same_shape = shape_of(old.type) == shape_of(new.type) or not shape_of(old.type)
-        if same_shape and dtype_of(new.type) is not None:
-            if self.is_weak(init) or self._decide(Computation.ARITH, [old, new]) == element_type(
-                new.type
-            ):
+        source, target = dtype_of(old.type), dtype_of(new.type)
+        if same_shape and source is not None and target is not None:
+            if self.is_weak(init) or lost_information(source, target) is None:
                 return self.coerce(init if self.is_weak(init) else old, new.type)
         raise self.error(
             f"{name} is {old.type} before the {what} but {new.type} after an iteration; "

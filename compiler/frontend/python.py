@@ -36,7 +36,7 @@ from blkc.frontend.builder import IRBuilder
 from blkc.language import core as tl
 
 if TYPE_CHECKING:
-    from blkc.jit import JITFunction
+    from blkc.jitfunction import JITFunction
 
 _BINARY = {
     ast.Add: "add",
@@ -394,8 +394,10 @@ class CodeGenerator:
     # -- loops -------------------------------------------------------------------------
 
     def _loop_carried(self, body: Sequence[ast.stmt], exclude: Sequence[str] = ()) -> list[str]:
-        if _contains_return(body):
-            raise self.error("'return' inside a loop is not supported; return after the loop")
+        returns = [n for s in body for n in ast.walk(s) if isinstance(n, ast.Return)]
+        if returns:
+            with self._at(returns[0]):
+                raise self.error("'return' inside a loop is not supported; return after the loop")
         names = []
         for name in assigned_names(body):
             if name in exclude or name not in self.env:
@@ -740,7 +742,7 @@ class CodeGenerator:
         return self.call(function, args, kwargs)
 
     def call(self, function: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        from blkc.jit import JITFunction
+        from blkc.jitfunction import JITFunction
 
         if isinstance(function, _TensorMethod):
             return self.call(function.function, [function.receiver, *args], kwargs)

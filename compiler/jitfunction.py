@@ -322,7 +322,7 @@ class Autotuner:
         return launch
 
     def _arguments(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-        names = _base(self).arg_names
+        names = base_function(self).arg_names
         arguments = dict(zip(names, args, strict=False))
         arguments.update(kwargs)
         return arguments
@@ -380,7 +380,8 @@ class Autotuner:
         return [self.fn.warmup(*args, **kwargs, **c.kwargs) for c in self.configs]
 
 
-def _base(fn: JITFunction | Autotuner | Heuristics) -> JITFunction:
+def base_function(fn: JITFunction | Autotuner | Heuristics) -> JITFunction:
+    """The `@blkc.jit` function under any autotune and heuristics decorators."""
     while not isinstance(fn, JITFunction):
         fn = fn.fn
     return fn
@@ -457,7 +458,7 @@ class Heuristics:
         return launch
 
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
-        names = _base(self).arg_names
+        names = base_function(self).arg_names
         arguments = dict(zip(names, args, strict=False))
         arguments.update(kwargs)
         for name, compute in self.values.items():
@@ -465,7 +466,7 @@ class Heuristics:
         self.fn.run(*args, grid=grid, **kwargs)
 
     def warmup(self, *args: Any, **kwargs: Any) -> Any:
-        names = _base(self).arg_names
+        names = base_function(self).arg_names
         arguments = dict(zip(names, args, strict=False))
         arguments.update(kwargs)
         for name, compute in self.values.items():

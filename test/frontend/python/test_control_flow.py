@@ -1,0 +1,166 @@
+"""Python control flow in kernels: if/else, loops, while, helpers, early return."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+
+
+@blkc.jit
+def branches(x_ptr, out_ptr, flag, MODE: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    if MODE == "double":  # folded at compile time
+        x = x * 2
+    else:
+        x = x * 3
+    if flag > 0:  # a runtime branch carrying a block
+        y = x + 1
+        z = 1
+    elif flag == 0:
+        y = x
+        z = 0
+    else:
+        y = -x
+        z = -1
+    tl.store(out_ptr + offs, y * 10 + z)
+
+
+@pytest.mark.parametrize("flag", [-5, 0, 7])
+@pytest.mark.parametrize("mode", ["double", "triple"])
+def test_if_elif_else(flag: int, mode: str) -> None:
+    x = numpy.arange(16, dtype=numpy.int32)
+    out = numpy.zeros(16, numpy.int32)
+    branches[(1,)](x, out, flag, MODE=mode, BLOCK=16)
+    x = x * (2 if mode == "double" else 3)
+    y, z = (x + 1, 1) if flag > 0 else (x, 0) if flag == 0 else (-x, -1)
+    numpy.testing.assert_array_equal(out, y * 10 + z)
+
+
+@blkc.jit
+def loops(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    acc = 0.0  # a literal widened to the loop's block of float32
+    count = 0
+    for i in range(n):
+        acc += tl.load(x_ptr + i * BLOCK + offs)
+        count += 1
+    k = 0
+    total = tl.zeros([BLOCK], dtype=tl.float32)
+    while k < count:
+        total = total + acc
+        k += 2
+    for j in tl.static_range(1, 4):
+        total += j
+    for step in tl.range(0, 10, 3, num_stages=2):
+        total += step
+    tl.store(out_ptr + offs, total)
+
+
+def test_for_while_static_range() -> None:
+    x = numpy.random.default_rng(1).standard_normal((5, 32)).astype(numpy.float32)
+    out = numpy.zeros(32, numpy.float32)
+    loops[(1,)](x, out, 5, BLOCK=32)
+    expected = x.sum(0) * 3 + 6 + (0 + 3 + 6 + 9)
+    numpy.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
+@blkc.jit
+def scale_and_shift(x, scale, shift: tl.constexpr = 1):
+    return x * scale + shift, scale
+
+
+@blkc.jit
+def nested_helper(x):
+    y, s = scale_and_shift(x, 2, shift=3)
+    if s > 1:
+        return y
+    return x
+
+
+@blkc.jit
+def calls(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, nested_helper(x) + scale_and_shift(x, 1)[0])
+
+
+def test_inlined_helpers_with_tuples_defaults_and_returns() -> None:
+    x = numpy.arange(8, dtype=numpy.float32)
+    out = numpy.zeros(8, numpy.float32)
+    calls[(1,)](x, out, BLOCK=8)
+    numpy.testing.assert_array_equal(out, (2 * x + 3) + (x + 1))
+
+
+@blkc.jit
+def early_exit(out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    if pid * BLOCK >= n:
+        return
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs, mask=offs < n)
+
+
+def test_early_return_skips_the_rest() -> None:
+    out = numpy.full(64, -1, numpy.int32)
+    early_exit[(8,)](out, 20, BLOCK=8)
+    numpy.testing.assert_array_equal(out[:20], numpy.arange(20))
+    assert (out[20:] == -1).all()
+
+
+@blkc.jit
+def ternaries(x_ptr, out_ptr, flag, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    scalar = 5 if flag > 0 else 7  # a runtime scalar condition: scf.if
+    block = x if BLOCK > 4 else -x  # a constant condition: folded
+    tl.store(out_ptr + offs, block * scalar)
+
+
+@pytest.mark.parametrize("flag", [1, -1])
+def test_conditional_expressions(flag: int) -> None:
+    x = numpy.arange(8, dtype=numpy.int32)
+    out = numpy.zeros(8, numpy.int32)
+    ternaries[(1,)](x, out, flag, BLOCK=8)
+    numpy.testing.assert_array_equal(out, x * (5 if flag > 0 else 7))
+
+
+@blkc.jit
+def nested_loops(out_ptr, M: tl.constexpr, N: tl.constexpr):
+    acc = tl.zeros([M, N], dtype=tl.int32)
+    for i in range(M):
+        row = tl.arange(0, M)[:, None] == i
+        for j in range(0, N, 1):
+            col = tl.arange(0, N)[None, :] == j
+            acc = tl.where(row & col, i * 10 + j, acc)
+    tl.store(out_ptr + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], acc)
+
+
+def test_nested_loops_carry_blocks() -> None:
+    out = numpy.zeros((4, 8), numpy.int32)
+    nested_loops[(1,)](out, M=4, N=8)
+    numpy.testing.assert_array_equal(out, numpy.arange(4)[:, None] * 10 + numpy.arange(8))
+
+
+@blkc.jit
+def logic(x_ptr, out_ptr, a, b, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    both = (a > 0) and (b > 0)
+    either = a > 0 or b > 0
+    value = 0
+    if both:
+        value = 2
+    elif either and not (a > 0):
+        value = 1
+    tl.store(out_ptr + offs, x + value + (10 if -1 < a < 5 else 0))
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [(1, 1, 12), (1, -1, 10), (-1, 1, 1), (-2, -2, 0), (7, 7, 2)])
+def test_boolean_operators_and_chained_comparisons(a: int, b: int, expected: int) -> None:
+    out = numpy.zeros(4, numpy.int32)
+    logic[(1,)](numpy.zeros(4, numpy.int32), out, a, b, BLOCK=4)
+    numpy.testing.assert_array_equal(out, numpy.full(4, expected))

@@ -1,0 +1,204 @@
+"""Errors in kernels point at the kernel's own source line, with a caret and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+
+SOURCE = Path(__file__).read_text().splitlines()
+
+
+def line_of(marker: str) -> int:
+    """The 1-based line of this file holding `# <marker>`."""
+    return next(i for i, text in enumerate(SOURCE, 1) if text.rstrip().endswith(f"# {marker}"))
+
+
+def compile_error(kernel: blkc.JITFunction, *args: object, **meta: object) -> str:
+    with pytest.raises(blkc.BlkcError) as info:
+        kernel.warmup(*args, **meta)
+    return str(info.value)
+
+
+def assert_located(message: str, marker: str, text: str) -> None:
+    line = line_of(marker)
+    assert f"{__file__}:{line}:" in message, message
+    assert text in message, message
+    assert SOURCE[line - 1].strip() in message  # the source line is shown
+    assert "^" in message  # with a caret
+
+
+X = numpy.zeros(16, numpy.float32)
+I = numpy.zeros(16, numpy.int32)
+
+
+@blkc.jit
+def broadcast_mismatch(x_ptr):
+    a = tl.arange(0, 16)
+    b = tl.arange(0, 8)
+    tl.store(x_ptr + a, a + b)  # broadcast-mismatch
+
+
+def test_broadcast_error_points_at_the_expression() -> None:
+    message = compile_error(broadcast_mismatch, X)
+    assert_located(message, "broadcast-mismatch", "cannot broadcast")
+
+
+@blkc.jit
+def refused_by_policy(x_ptr, b_ptr):
+    offs = tl.arange(0, 16)
+    x = tl.load(x_ptr + offs)
+    flags = tl.load(b_ptr + offs)
+    tl.store(x_ptr + offs, x + (flags - flags))  # bool-subtraction
+
+
+def test_promotion_error_from_a_policy_points_at_the_kernel() -> None:
+    message = compile_error(
+        refused_by_policy, X, numpy.zeros(16, numpy.bool_), policy="numpy"
+    )
+    assert_located(message, "bool-subtraction", "numpy")
+
+
+@blkc.jit
+def carried_type_change(x_ptr, n):
+    acc = tl.zeros([16], dtype=tl.int32)
+    for i in range(n):
+        acc = acc + tl.load(x_ptr + tl.arange(0, 16)).to(tl.float16)  # carried-change
+    tl.store(x_ptr + tl.arange(0, 16), acc)
+
+
+def test_loop_carried_type_change() -> None:
+    message = compile_error(carried_type_change, X, 4)
+    assert "'acc' is tensor<16xi32> before the loop but tensor<16xf16>" in message
+    assert f"{__file__}:" in message
+
+
+@blkc.jit
+def uses_lambda(x_ptr):
+    f = lambda v: v  # noqa: E731  # lambda
+    tl.store(x_ptr, f(1))
+
+
+@blkc.jit
+def uses_break(x_ptr, n):
+    for i in range(n):
+        break  # break
+
+
+@blkc.jit
+def calls_python(x_ptr):
+    tl.store(x_ptr, numpy.sin(1.0) + tl.load(x_ptr))  # python-call
+
+
+@blkc.jit
+def comprehension(x_ptr):
+    tl.store(x_ptr, sum([i for i in range(3)]))  # comprehension
+
+
+@blkc.jit
+def return_in_loop(x_ptr, n):
+    for i in range(n):
+        return  # return-in-loop
+
+
+@blkc.jit
+def index_with_int(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    tl.store(x_ptr, x[3])  # int-index
+
+
+@blkc.jit
+def arange_not_constant(x_ptr, n):
+    tl.store(x_ptr + tl.arange(0, n), 1.0)  # arange-runtime
+
+
+@blkc.jit
+def arange_not_power_of_two(x_ptr):
+    tl.store(x_ptr + tl.arange(0, 12), 1.0)  # arange-12
+
+
+@blkc.jit
+def undefined_name(x_ptr):
+    tl.store(x_ptr, missing)  # noqa: F821  # undefined
+
+
+@blkc.jit
+def bad_keyword(x_ptr):
+    tl.store(x_ptr, tl.load(x_ptr, maskk=None))  # bad-keyword
+
+
+@blkc.jit
+def failed_static_assert(x_ptr, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK % 32 == 0, "BLOCK must be a multiple of 32")  # static-assert
+
+
+@blkc.jit
+def block_condition(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 16))
+    if x > 0:  # block-condition
+        tl.store(x_ptr, 1.0)
+
+
+@blkc.jit
+def pointer_product(x_ptr):
+    tl.store(x_ptr, (x_ptr * 2).dtype)  # pointer-product
+
+
+@blkc.jit
+def other_without_mask(x_ptr):
+    tl.store(x_ptr, tl.load(x_ptr, other=0.0))  # other-without-mask
+
+
+@blkc.jit
+def returns_value(x_ptr):
+    return tl.load(x_ptr)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "args", "meta", "marker", "text"),
+    [
+        (uses_lambda, (X,), {}, "lambda", "lambda expressions are not supported in kernels"),
+        (uses_break, (X, 3), {}, "break", "'break' is not supported in kernels"),
+        (calls_python, (X,), {}, "python-call", "cannot call 'sin' in a kernel"),
+        (comprehension, (X,), {}, "comprehension", "list comprehensions are not supported"),
+        (return_in_loop, (X, 3), {}, "return-in-loop", "'return' inside a loop"),
+        (index_with_int, (X,), {}, "int-index", "indexed with ':' and None"),
+        (arange_not_constant, (X, 3), {}, "arange-runtime", "must be a compile-time constant"),
+        (arange_not_power_of_two, (X,), {}, "arange-12", "power of two, got 12"),
+        (undefined_name, (X,), {}, "undefined", "name 'missing' is not defined"),
+        (bad_keyword, (X,), {}, "bad-keyword", "tl.load: got an unexpected keyword argument 'maskk'"),
+        (failed_static_assert, (X,), {"BLOCK": 48}, "static-assert", "BLOCK must be a multiple of 32"),
+        (block_condition, (X,), {}, "block-condition", "a condition must be a scalar"),
+        (pointer_product, (X,), {}, "pointer-product", "not defined on pointers"),
+        (other_without_mask, (X,), {}, "other-without-mask", "it needs a mask"),
+    ],
+)
+def test_unsupported_and_invalid_code_is_located(
+    kernel: blkc.JITFunction, args: tuple, meta: dict, marker: str, text: str
+) -> None:
+    assert_located(compile_error(kernel, *args, **meta), marker, text)
+
+
+def test_kernel_returning_a_value() -> None:
+    assert "returns a value" in compile_error(returns_value, X)
+
+
+def test_calling_a_kernel_directly_says_how_to_launch() -> None:
+    with pytest.raises(RuntimeError, match=r"launch it with returns_value\[grid\]"):
+        returns_value(X)
+
+
+def test_tl_functions_outside_kernels() -> None:
+    with pytest.raises(RuntimeError, match="only be called inside a @blkc.jit kernel"):
+        tl.arange(0, 16)
+
+
+def test_bad_arguments_at_launch() -> None:
+    with pytest.raises(TypeError, match="cannot pass str"):
+        uses_break[(1,)](X, "three")
+    with pytest.raises(TypeError, match="missing a required argument: 'n'"):
+        uses_break[(1,)](X)

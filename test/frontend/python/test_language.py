@@ -1,0 +1,403 @@
+"""Each `tl` feature of the Python frontend: compiled, run, and compared with NumPy."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+
+rng = numpy.random.default_rng(0)
+
+
+def floats(*shape: int) -> numpy.ndarray:
+    return rng.standard_normal(shape).astype(numpy.float32)
+
+
+# -- arithmetic and comparisons -----------------------------------------------------------
+
+
+@blkc.jit
+def binary_ops(x_ptr, y_ptr, out_ptr, OP: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.load(y_ptr + offs)
+    if OP == "+":
+        r = x + y
+    elif OP == "-":
+        r = x - y
+    elif OP == "*":
+        r = x * y
+    elif OP == "/":
+        r = x / y
+    elif OP == "//":
+        r = x // y
+    elif OP == "%":
+        r = x % y
+    elif OP == "&":
+        r = x & y
+    elif OP == "|":
+        r = x | y
+    elif OP == "^":
+        r = x ^ y
+    elif OP == "<<":
+        r = x << y
+    elif OP == ">>":
+        r = x >> y
+    elif OP == "max":
+        r = tl.maximum(x, y)
+    else:
+        r = tl.minimum(x, y)
+    tl.store(out_ptr + offs, r)
+
+
+INT_REFERENCE = {
+    "+": numpy.add,
+    "-": numpy.subtract,
+    "*": numpy.multiply,
+    "//": lambda a, b: numpy.trunc(a / b).astype(a.dtype),  # Triton truncates on tensors
+    "%": numpy.fmod,
+    "&": numpy.bitwise_and,
+    "|": numpy.bitwise_or,
+    "^": numpy.bitwise_xor,
+    "<<": numpy.left_shift,
+    ">>": numpy.right_shift,
+    "max": numpy.maximum,
+    "min": numpy.minimum,
+}
+
+
+@pytest.mark.parametrize("op", list(INT_REFERENCE))
+def test_integer_operators_have_tritons_meaning(op: str) -> None:
+    x = rng.integers(-1000, 1000, 64).astype(numpy.int32)
+    y = rng.integers(1, 20, 64).astype(numpy.int32) * rng.choice([-1, 1], 64).astype(numpy.int32)
+    if op in ("<<", ">>"):
+        y = numpy.abs(y) % 8
+    out = numpy.zeros(64, numpy.int32)
+    binary_ops[(1,)](x, y, out, OP=op, BLOCK=64)
+    numpy.testing.assert_array_equal(out, INT_REFERENCE[op](x, y))
+
+
+@pytest.mark.parametrize("op", ["+", "-", "*", "/", "max", "min"])
+def test_float_operators(op: str) -> None:
+    x, y = floats(128), floats(128) + 3
+    out = numpy.zeros(128, numpy.float32)
+    binary_ops[(1,)](x, y, out, OP=op, BLOCK=128)
+    reference = {"+": x + y, "-": x - y, "*": x * y, "/": x / y}
+    reference |= {"max": numpy.maximum(x, y), "min": numpy.minimum(x, y)}
+    numpy.testing.assert_allclose(out, reference[op], rtol=1e-6)
+
+
+@blkc.jit
+def int_true_division(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    q = tl.load(x_ptr + offs) / tl.load(y_ptr + offs)
+    tl.static_assert(q.dtype == tl.float32, "int / int gives float32 under triton")
+    tl.store(out_ptr + offs, q)
+
+
+def test_int_true_division_gives_float() -> None:
+    x = numpy.arange(-8, 8, dtype=numpy.int32)
+    y = numpy.full(16, 3, numpy.int32)
+    out = numpy.zeros(16, numpy.float32)
+    int_true_division[(1,)](x, y, out, BLOCK=16)
+    numpy.testing.assert_allclose(out, x / 3, rtol=1e-6)
+
+
+@blkc.jit
+def comparisons(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    inside = (x > -1) & (x <= 1) | (x == 5)
+    tl.store(out_ptr + offs, tl.where(inside, 1, 0) + tl.where(not_zero(x), 10, 0))
+
+
+@blkc.jit
+def not_zero(x):
+    return x != 0
+
+
+def test_comparisons_and_where() -> None:
+    x = numpy.array([-2, -1, 0, 1, 2, 5, 7, 0], numpy.int32)
+    out = numpy.zeros(8, numpy.int32)
+    comparisons[(1,)](x, out, BLOCK=8)
+    expected = numpy.where(((x > -1) & (x <= 1)) | (x == 5), 1, 0) + numpy.where(x != 0, 10, 0)
+    numpy.testing.assert_array_equal(out, expected)
+
+
+@blkc.jit
+def unary_ops(x_ptr, out_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    if FN == "neg":
+        r = -x
+    elif FN == "sigmoid":
+        r = tl.sigmoid(x)
+    elif FN == "abs":
+        r = tl.abs(x)
+    elif FN == "fma":
+        r = tl.fma(x, x, 1.0)
+    elif FN == "clamp":
+        r = tl.clamp(x, -0.5, 0.5)
+    elif FN == "method":
+        r = x.exp()
+    else:
+        r = getattr(tl, FN)(x)
+    tl.store(out_ptr + offs, r)
+
+
+UNARY_REFERENCE = {
+    "exp": numpy.exp,
+    "exp2": numpy.exp2,
+    "log": lambda x: numpy.log(numpy.abs(x) + 0.5),
+    "log2": lambda x: numpy.log2(numpy.abs(x) + 0.5),
+    "sqrt": lambda x: numpy.sqrt(numpy.abs(x)),
+    "rsqrt": lambda x: 1 / numpy.sqrt(numpy.abs(x) + 0.5),
+    "sin": numpy.sin,
+    "cos": numpy.cos,
+    "floor": numpy.floor,
+    "ceil": numpy.ceil,
+    "neg": numpy.negative,
+    "abs": numpy.abs,
+    "sigmoid": lambda x: 1 / (1 + numpy.exp(-x)),
+    "fma": lambda x: x * x + 1,
+    "clamp": lambda x: numpy.clip(x, -0.5, 0.5),
+    "method": numpy.exp,
+}
+_NEEDS_POSITIVE = {"log": 0.5, "log2": 0.5, "sqrt": 0.0, "rsqrt": 0.5}
+
+
+@pytest.mark.parametrize("fn", list(UNARY_REFERENCE))
+def test_math_functions(fn: str) -> None:
+    x = floats(256) * 3
+    if fn in _NEEDS_POSITIVE:
+        x = numpy.abs(x) + numpy.float32(_NEEDS_POSITIVE[fn])
+    expected = UNARY_REFERENCE[fn](x - numpy.float32(_NEEDS_POSITIVE.get(fn, 0)) if fn in ("log", "log2", "rsqrt") else x)
+    out = numpy.zeros(256, numpy.float32)
+    unary_ops[(1,)](x, out, FN=fn, BLOCK=256)
+    numpy.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-6)
+
+
+# -- blocks: shapes, reductions, scans, dot --------------------------------------------------
+
+
+@blkc.jit
+def row_reductions(x_ptr, out_ptr, idx_ptr, KIND: tl.constexpr, AXIS: tl.constexpr,
+                   M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
+    if KIND == "sum":
+        r = tl.sum(x, axis=AXIS)
+    elif KIND == "max":
+        r, i = tl.max(x, axis=AXIS, return_indices=True)
+        tl.store(idx_ptr + tl.arange(0, r.shape[0]), i)
+    elif KIND == "min":
+        r = x.min(axis=AXIS)
+    elif KIND == "argmin":
+        r = tl.argmin(x, axis=AXIS)
+    else:
+        r = tl.cumsum(x, axis=AXIS)
+    if len(r.shape) == 1:
+        tl.store(out_ptr + tl.arange(0, r.shape[0]), r)
+    else:
+        tl.store(out_ptr + rows[:, None] * N + cols[None, :], r)
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("kind", ["sum", "max", "min", "argmin", "cumsum"])
+def test_reductions_and_scans(kind: str, axis: int) -> None:
+    x = floats(8, 16)
+    shape = x.shape if kind == "cumsum" else (x.shape[1 - axis],)
+    out = numpy.zeros(shape, numpy.int32 if kind == "argmin" else numpy.float32)
+    idx = numpy.zeros(x.shape[1 - axis], numpy.int32)
+    row_reductions[(1,)](x, out, idx, KIND=kind, AXIS=axis, M=8, N=16)
+    reference = {
+        "sum": x.sum(axis), "max": x.max(axis), "min": x.min(axis),
+        "argmin": x.argmin(axis), "cumsum": numpy.cumsum(x, axis),
+    }  # fmt: skip
+    numpy.testing.assert_allclose(out, reference[kind], rtol=1e-5, atol=1e-5)
+    if kind == "max":
+        numpy.testing.assert_array_equal(idx, x.argmax(axis))
+
+
+@blkc.jit
+def whole_block_sum(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    total = tl.sum(x)  # all axes
+    keep = tl.sum(tl.reshape(x, (4, BLOCK // 4)), axis=1, keep_dims=True)
+    tl.static_assert(keep.shape == (4, 1))
+    tl.store(out_ptr, total + tl.sum(keep) * 0)
+    tl.store(out_ptr + 1 + tl.arange(0, 4), tl.reshape(keep, [4]))
+
+
+def test_sum_of_all_axes_and_keep_dims() -> None:
+    x = floats(64)
+    out = numpy.zeros(5, numpy.float32)
+    whole_block_sum[(1,)](x, out, BLOCK=64)
+    numpy.testing.assert_allclose(out[0], x.sum(), rtol=1e-5)
+    numpy.testing.assert_allclose(out[1:], x.reshape(4, 16).sum(1), rtol=1e-5)
+
+
+@blkc.jit
+def shapes(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    t = tl.trans(x)
+    tl.static_assert(t.shape == (N, M))
+    u = x.T + tl.broadcast_to(tl.expand_dims(tl.arange(0, M), 0), (N, M)).to(tl.float32)
+    v = tl.view(u, (N * M,))
+    tl.store(out_ptr + tl.arange(0, N * M), v)
+
+
+def test_transpose_broadcast_reshape() -> None:
+    x = floats(4, 8)
+    out = numpy.zeros(32, numpy.float32)
+    shapes[(1,)](x, out, M=4, N=8)
+    expected = x.T + numpy.arange(4, dtype=numpy.float32)[None, :]
+    numpy.testing.assert_allclose(out, expected.reshape(-1), rtol=1e-6)
+
+
+@blkc.jit
+def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    m = tl.arange(0, M)
+    n = tl.arange(0, N)
+    k = tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    c = tl.dot(a, b)
+    c = tl.dot(a, b, c)  # accumulate once more: 2 * a @ b
+    tl.store(c_ptr + m[:, None] * N + n[None, :], c)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float16])
+def test_dot_accumulates_in_float32(dtype: type) -> None:
+    a, b = floats(16, 32).astype(dtype), floats(32, 8).astype(dtype)
+    c = numpy.zeros((16, 8), numpy.float32)
+    dot_kernel[(1,)](a, b, c, M=16, N=8, K=32)
+    expected = 2 * (a.astype(numpy.float32) @ b.astype(numpy.float32))
+    numpy.testing.assert_allclose(c, expected, rtol=1e-4, atol=1e-4)
+
+
+@blkc.jit
+def fills(out_ptr, value, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.full([BLOCK], 3, tl.int16)
+    b = tl.zeros([BLOCK], dtype=tl.float32)
+    c = tl.zeros_like(b) + value
+    tl.store(out_ptr + offs, a.to(tl.float32) + b + c)
+
+
+def test_full_zeros_zeros_like() -> None:
+    out = numpy.zeros(16, numpy.float32)
+    fills[(1,)](out, 2.5, BLOCK=16)
+    numpy.testing.assert_array_equal(out, numpy.full(16, 5.5, numpy.float32))
+
+
+@blkc.jit
+def casts(x_ptr, bits_ptr, half_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(bits_ptr + offs, x.to(tl.int32, bitcast=True))
+    tl.store(half_ptr + offs, tl.cast(x, tl.float16))
+
+
+def test_casts_and_bitcasts() -> None:
+    x = floats(32)
+    bits = numpy.zeros(32, numpy.int32)
+    half = numpy.zeros(32, numpy.float16)
+    casts[(1,)](x, bits, half, BLOCK=32)
+    numpy.testing.assert_array_equal(bits, x.view(numpy.int32))
+    numpy.testing.assert_array_equal(half, x.astype(numpy.float16))
+
+
+@blkc.jit
+def histogram(x_ptr, bins_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(bins_ptr + x, 1, mask=mask)
+    tl.atomic_max(bins_ptr + 8, x, mask=mask)
+
+
+def test_atomics_from_many_programs() -> None:
+    x = rng.integers(0, 8, 10_000).astype(numpy.int32)
+    bins = numpy.zeros(9, numpy.int32)
+    histogram[(blkc.cdiv(10_000, 256),)](x, bins, 10_000, BLOCK=256)
+    numpy.testing.assert_array_equal(bins[:8], numpy.bincount(x, minlength=8))
+    assert bins[8] == x.max()
+
+
+@blkc.jit
+def fused_softmax(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + tl.program_id(0) * n + offs, mask=offs < n, other=-float("inf"))
+    tl.store(y_ptr + tl.program_id(0) * n + offs, tl.softmax(x), mask=offs < n)
+
+
+def test_softmax_builtin() -> None:
+    x = floats(3, 100)
+    y = numpy.zeros_like(x)
+    fused_softmax[(3,)](x, y, 100, BLOCK=128)
+    e = numpy.exp(x - x.max(1, keepdims=True))
+    numpy.testing.assert_allclose(y, e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+@blkc.jit
+def hints_and_grid(out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+    offs = tl.multiple_of(pid * BLOCK, BLOCK) + tl.max_contiguous(tl.arange(0, BLOCK), BLOCK)
+    tl.debug_barrier()
+    tl.store(out_ptr + offs, offs + tl.cdiv(7, 2) + tl.cdiv(pid, 2) * 0)
+
+
+def test_hints_pass_through_and_2d_grid() -> None:
+    out = numpy.zeros(6 * 8, numpy.int32)
+    hints_and_grid[(2, 3)](out, BLOCK=8)
+    numpy.testing.assert_array_equal(out, numpy.arange(48) + 4)
+
+
+@blkc.jit
+def mixed(i_ptr, h_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    r = tl.load(i_ptr + offs) + tl.load(h_ptr + offs)
+    tl.static_print("mixed result dtype:", r.dtype)
+    tl.store(out_ptr + offs, r)
+
+
+@pytest.mark.parametrize(("policy", "dtype"), [("triton", "fp16"), ("numpy", "fp64")])
+def test_policy_chooses_promotion(policy: str, dtype: str, capsys: pytest.CaptureFixture[str]) -> None:
+    i = numpy.arange(16, dtype=numpy.int32) * 1000
+    h = numpy.full(16, 0.5, numpy.float16)
+    out = numpy.zeros(16, numpy.float64)
+    mixed[(1,)](i, h, out, BLOCK=16, policy=policy)
+    assert f"mixed result dtype: {dtype}" in capsys.readouterr().err
+    expected = (i + h) if policy == "numpy" else (i.astype(numpy.float16) + h)
+    numpy.testing.assert_array_equal(out, expected.astype(numpy.float64))
+
+
+@blkc.jit
+def device_printing(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_print("x = ", x)
+
+
+def test_device_print(capfd: pytest.CaptureFixture[str]) -> None:
+    device_printing[(1,)](numpy.array([1, 2, 3, 4], numpy.int32), BLOCK=4)
+    printed = capfd.readouterr().out
+    assert "x = " in printed and "4" in printed
+
+
+@blkc.jit
+def device_assertion(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_assert(x >= 0, "negative input")
+
+
+def test_device_assert_raises_after_the_launch() -> None:
+    device_assertion[(1,)](numpy.arange(4, dtype=numpy.int32), BLOCK=4)
+    with pytest.raises(AssertionError, match="negative input"):
+        device_assertion[(1,)](numpy.array([1, -1, 2, 3], numpy.int32), BLOCK=4)

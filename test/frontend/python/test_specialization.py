@@ -1,0 +1,166 @@
+"""Specialization, the compile caches (memory and disk), launch grids, autotune and
+heuristics."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+
+
+@blkc.jit
+def scaled_copy(x_ptr, out_ptr, n, scale, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * scale, mask=mask)
+
+
+def params_of(kernel: blkc.Kernel) -> list[str]:
+    return [str(t) for t in kernel.params]
+
+
+def test_ints_are_typed_by_value_and_one_is_compiled_in() -> None:
+    x = numpy.zeros(4, numpy.float32)
+    assert params_of(scaled_copy.warmup(x, x, 100, 2.0, BLOCK=16)) == [
+        "!blk.ptr<f32>", "!blk.ptr<f32>", "i32", "f32",
+    ]  # fmt: skip
+    assert params_of(scaled_copy.warmup(x, x, 2**40, 2.0, BLOCK=16))[2] == "i64"
+    assert params_of(scaled_copy.warmup(x, x, 2**63 + 5, 2.0, BLOCK=16))[2] == "ui64"
+    one = scaled_copy.warmup(x, x, 1, 2.0, BLOCK=16)
+    assert params_of(one) == ["!blk.ptr<f32>", "!blk.ptr<f32>", "f32"]
+    assert "arith.constant 1" in one.asm["loops"] or "1 : i32" in one.asm["loose"]
+
+
+def test_each_specialization_compiles_once() -> None:
+    x = numpy.arange(100, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    before = scaled_copy.builds
+    for _ in range(3):
+        scaled_copy[(4,)](x, out, 100, 3.0, BLOCK=32)
+    assert scaled_copy.builds - before <= 1  # at most once (the disk cache may hold it)
+    numpy.testing.assert_array_equal(out, x * 3)
+    compiled = blkc.kernel.builds
+    scaled_copy[(4,)](x, out, 100, 0.5, BLOCK=32)  # another value, same specialization
+    scaled_copy[(2,)](x, out, 96, 0.5, BLOCK=64)  # divisible by 16: same types, new key
+    assert blkc.kernel.builds - compiled <= 1
+    numpy.testing.assert_array_equal(out, x * 0.5)
+
+
+def test_dtypes_of_arrays_select_variants() -> None:
+    for dtype in (numpy.float16, numpy.int8, numpy.float64):
+        x = numpy.arange(40).astype(dtype)
+        out = numpy.zeros_like(x)
+        scaled_copy[(1,)](x, out, 40, 2, BLOCK=64)
+        numpy.testing.assert_array_equal(out, (x * 2).astype(dtype))
+
+
+def test_grid_function_sees_the_meta_parameters() -> None:
+    seen: dict[str, object] = {}
+
+    def grid(meta: dict[str, object]) -> tuple[int, ...]:
+        seen.update(meta)
+        return (blkc.cdiv(1000, meta["BLOCK"]),)  # type: ignore[arg-type]
+
+    x = numpy.arange(1000, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    scaled_copy[grid](x, out, 1000, 2.0, BLOCK=128)
+    assert seen["BLOCK"] == 128 and seen["n"] == 1000
+    numpy.testing.assert_array_equal(out, x * 2)
+
+
+def test_triton_launch_options_are_accepted() -> None:
+    x = numpy.arange(8, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    scaled_copy[(1,)](x, out, 8, 1.0, BLOCK=8, num_warps=4, num_stages=3)
+    numpy.testing.assert_array_equal(out, x)
+
+
+SCRIPT = textwrap.dedent(
+    """
+    import numpy, blkc, blkc.kernel
+    import blkc.language as tl
+
+    @blkc.jit
+    def twice(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+    x = numpy.arange(10, dtype=numpy.float32)
+    twice[(1,)](x, 10, BLOCK=16)
+    assert (x == numpy.arange(10) * 2).all()
+    print(twice.builds, blkc.kernel.builds)
+    """
+)
+
+
+def test_a_second_process_loads_the_kernel_from_disk(tmp_path: Path) -> None:
+    script = tmp_path / "kernel_script.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, BLKC_CACHE_DIR=str(tmp_path / "cache"))
+    runs = [
+        subprocess.run(
+            [sys.executable, str(script)], env=env, capture_output=True, text=True, check=True
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs[0] == ["1", "1"]  # compiled from source
+    assert runs[1] == ["0", "0"]  # neither IR built nor compiled: found on disk
+
+
+@blkc.autotune(
+    configs=[blkc.Config({"BLOCK": 16}), blkc.Config({"BLOCK": 256}, num_warps=8)],
+    key=["n"],
+    restore_value=["out_ptr"],
+)
+@blkc.jit
+def tuned_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+def test_autotune_times_each_config_once_per_key(capsys: pytest.CaptureFixture[str]) -> None:
+    x = numpy.arange(5000, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    grid = lambda meta: (blkc.cdiv(5000, meta["BLOCK"]),)  # noqa: E731
+    tuned_copy[grid](x, out, 5000)
+    progress = capsys.readouterr().err
+    assert "autotuning tuned_copy [1/2] BLOCK: 16" in progress
+    assert "autotuned tuned_copy" in progress
+    numpy.testing.assert_array_equal(out, x + 1)
+    assert set(tuned_copy.timings[(5000,)]) == {"BLOCK: 16", "BLOCK: 256"}
+    best = tuned_copy.best[(5000,)]
+    out[:] = 0
+    tuned_copy[grid](x, out, 5000)  # reuses the best config: no progress output
+    assert capsys.readouterr().err == ""
+    assert tuned_copy.best[(5000,)] is best
+    numpy.testing.assert_array_equal(out, x + 1)
+
+
+@blkc.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@blkc.jit
+def maybe_masked(x_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(x_ptr + offs, 1.0)
+    else:
+        tl.store(x_ptr + offs, 2.0, mask=offs < n)
+
+
+@pytest.mark.parametrize(("n", "value"), [(64, 1.0), (50, 2.0)])
+def test_heuristics_compute_meta_parameters(n: int, value: float) -> None:
+    x = numpy.zeros(n, numpy.float32)
+    maybe_masked[(blkc.cdiv(n, 16),)](x, n, BLOCK=16)
+    numpy.testing.assert_array_equal(x, numpy.full(n, value, numpy.float32))
+
+
+def test_host_helpers() -> None:
+    assert blkc.cdiv(10, 4) == 3 and blkc.cdiv(8, 4) == 2
+    assert [blkc.next_power_of_2(n) for n in (1, 3, 64, 65)] == [1, 4, 64, 128]
