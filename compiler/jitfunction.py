@@ -209,7 +209,7 @@ class JITFunction:
         """Compile for these arguments without running; return the compiled `blkc.Kernel`
         (whose `asm` maps stage names to text)."""
         kernel, _ = self.compile_for(self._bind(args, kwargs), policy)
-        return kernel
+        return kernel.prepare()
 
 
 def _hashable(value: Any) -> Any:

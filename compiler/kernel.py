@@ -109,6 +109,11 @@ class Kernel:
         launch.run_grid(binary.launcher, [*converted.values, bounds], shape)
         binary.check_accesses(self.name, self.accesses)
 
+    def prepare(self) -> Kernel:
+        """Compile the native code now (a launch otherwise does it first); return self."""
+        self._binary(True)
+        return self
+
     @property
     def asm(self) -> dict[str, str]:
         """Each stage's text: `loose`, `strict`, `loops` (blk and loop IR), `llvm`, `asm`."""
