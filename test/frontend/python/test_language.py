@@ -401,3 +401,25 @@ def test_device_assert_raises_after_the_launch() -> None:
     device_assertion[(1,)](numpy.arange(4, dtype=numpy.int32), BLOCK=4)
     with pytest.raises(AssertionError, match="negative input"):
         device_assertion[(1,)](numpy.array([1, -1, 2, 3], numpy.int32), BLOCK=4)
+
+
+@blkc.jit
+def small_floats(x_ptr, e4_ptr, e5_ptr, bf_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(e4_ptr + offs, x.to(tl.float8e4nv))
+    tl.store(e5_ptr + offs, x.to(tl.float8e5))
+    tl.store(bf_ptr + offs, x.to(tl.bfloat16) * 2)
+
+
+def test_small_float_dtypes() -> None:
+    import ml_dtypes
+
+    x = floats(32) * 4
+    e4 = numpy.zeros(32, ml_dtypes.float8_e4m3fn)
+    e5 = numpy.zeros(32, ml_dtypes.float8_e5m2)
+    bf = numpy.zeros(32, ml_dtypes.bfloat16)
+    small_floats[(1,)](x, e4, e5, bf, BLOCK=32)
+    numpy.testing.assert_array_equal(e4, x.astype(ml_dtypes.float8_e4m3fn))
+    numpy.testing.assert_array_equal(e5, x.astype(ml_dtypes.float8_e5m2))
+    numpy.testing.assert_array_equal(bf, x.astype(ml_dtypes.bfloat16) * 2)

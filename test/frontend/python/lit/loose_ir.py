@@ -2,6 +2,10 @@
 # RUN: blkc %s --kernel constructs -DBLOCK=16 --emit=loose | filecheck %s
 # RUN: blkc %s --kernel constructs -DBLOCK=16 --emit=strict | filecheck %s --check-prefix=STRICT
 # RUN: not blkc %s --kernel mismatch 2>&1 | filecheck %s --check-prefix=ERR
+# RUN: blkc %s --kernel constructs -DBLOCK=16 --signature 'x_ptr=*fp16,n=i64' --emit=loose | filecheck %s --check-prefix=SIG
+# RUN: not blkc %s --kernel constructs 2>&1 | filecheck %s --check-prefix=NOVALUE
+# SIG: func.func @constructs(%x_ptr: !blk.ptr<f16>, %out_ptr: !blk.ptr<f32>, %n: i64)
+# NOVALUE: error: constexpr parameter 'BLOCK' of constructs needs a value: pass -DBLOCK=...
 import blkc
 import blkc.language as tl
 
