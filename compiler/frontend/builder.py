@@ -188,7 +188,15 @@ class IRBuilder:
         return list(body.args)
 
     def end_kernel(self) -> None:
+        """Close the function; literals and constants that no op uses (a literal once
+        converted to a typed constant, say) are dropped."""
         self.add(func.ReturnOp())
+        function = self.block.parent_op()
+        assert function is not None
+        for op in reversed(list(function.walk())):
+            if isinstance(op, blk.LiteralOp | blk.ConstantOp) and not op.results[0].uses:
+                op.detach()
+                op.erase()
         self.block = self.module.body.block
 
     # -- values ------------------------------------------------------------------------
@@ -535,7 +543,10 @@ class IRBuilder:
         )
 
     def dot(
-        self, lhs: SSAValue, rhs: SSAValue, acc: SSAValue | None = None,
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        acc: SSAValue | None = None,
         out_dtype: DType | None = None,
     ) -> SSAValue:
         """The matrix product ``lhs @ rhs (+ acc)`` of 2-D (or batched 3-D) blocks. The
@@ -718,7 +729,9 @@ class IRBuilder:
         gives (the same count from both, named by `names` in errors). A literal on one side
         takes the other side's type; other values must agree in type."""
 
-        def keyed(body: Callable[[], Sequence[SSAValue]] | None) -> Callable[[], dict[str, SSAValue]]:
+        def keyed(
+            body: Callable[[], Sequence[SSAValue]] | None,
+        ) -> Callable[[], dict[str, SSAValue]]:
             def run() -> dict[str, SSAValue]:
                 values = list(body()) if body is not None else []
                 return {_name(names, i): v for i, v in enumerate(values)}

@@ -90,10 +90,11 @@ def compile_file(
     kernel: str | None,
     defines: list[str],
     signature: str,
-    policy: str | None,
     size: int,
+    **options: Any,
 ) -> Any:
-    """Compile one kernel of the Python file `path`; return the `blkc.Kernel`."""
+    """Compile one kernel of the Python file `path` (with `policy`, `target`, `arch`,
+    `num_warps` options as `blkc.compile` takes them); return the compiled kernel."""
     kernels = load_kernels(path)
     if kernel is None:
         if len(kernels) != 1:
@@ -104,7 +105,9 @@ def compile_file(
             )
         kernel = next(iter(kernels))
     if kernel not in kernels:
-        raise _usage_error(f"{path}: no kernel '{kernel}' (kernels: {', '.join(kernels) or 'none'})")
+        raise _usage_error(
+            f"{path}: no kernel '{kernel}' (kernels: {', '.join(kernels) or 'none'})"
+        )
     fn = kernels[kernel]
     values = dict(parse_define(d) for d in defines)
     types: dict[str, str] = {}
@@ -128,7 +131,7 @@ def compile_file(
             arguments[name] = parameter.default
         else:
             arguments[name] = _example(name, types.get(name), size)
-    return fn.warmup(**arguments, policy=policy)
+    return fn.warmup(**arguments, **options)
 
 
 def _example(name: str, type_name: str | None, size: int) -> Any:

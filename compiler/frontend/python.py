@@ -314,7 +314,9 @@ class CodeGenerator:
             if isinstance(target, ast.Tuple | ast.List):
                 items = self.unwrap_constexpr(value)
                 if not isinstance(items, tuple | list):
-                    raise self.error(f"cannot unpack {_describe(items)} into {len(target.elts)} names")
+                    raise self.error(
+                        f"cannot unpack {_describe(items)} into {len(target.elts)} names"
+                    )
                 if len(items) != len(target.elts):
                     raise self.error(
                         f"cannot unpack {len(items)} values into {len(target.elts)} names"
@@ -674,7 +676,9 @@ class CodeGenerator:
                 f"'{word[type(op)]}' cannot compare kernel values; use ==, !=, <, <=, > or >="
             )
         return self.wrap(
-            self.ir.compare(predicate, self.value(a, "the left side"), self.value(b, "the right side"))
+            self.ir.compare(
+                predicate, self.value(a, "the left side"), self.value(b, "the right side")
+            )
         )
 
     def _if_expression(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Any:
@@ -684,7 +688,9 @@ class CodeGenerator:
         condition = self.value(cond, "the condition")
         if self.shape_of(condition):
             return self.wrap(
-                self.ir.where(condition, self.value(self.expr(body), "a"), self.value(self.expr(orelse), "b"))
+                self.ir.where(
+                    condition, self.value(self.expr(body), "a"), self.value(self.expr(orelse), "b")
+                )
             )
         results = self.ir.if_else(
             condition,
@@ -772,9 +778,15 @@ class CodeGenerator:
                 return function(*plain, **{k: self.unwrap_constexpr(v) for k, v in kwargs.items()})
             except Exception as err:  # noqa: BLE001 - any Python error is the user's
                 raise self.error(f"{function.__name__}(): {err}") from None
-        if isinstance(function, tl.dtype) or isinstance(function, type) and issubclass(function, tl.constexpr):
-            return function(*args) if not isinstance(function, tl.dtype) else self.error(
-                "a dtype is not callable; convert with x.to(dtype)"
+        if (
+            isinstance(function, tl.dtype)
+            or isinstance(function, type)
+            and issubclass(function, tl.constexpr)
+        ):
+            return (
+                function(*args)
+                if not isinstance(function, tl.dtype)
+                else self.error("a dtype is not callable; convert with x.to(dtype)")
             )
         name = getattr(function, "__name__", repr(function))
         raise self.error(

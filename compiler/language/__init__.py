@@ -20,6 +20,7 @@ from blkc.language.core import (
     arange,
     argmax,
     argmin,
+    assume,
     atomic_add,
     atomic_and,
     atomic_cas,
@@ -103,7 +104,7 @@ from blkc.language.core import (
 )
 
 __all__ = [
-    "abs", "arange", "argmax", "argmin", "atomic_add", "atomic_and", "atomic_cas",
+    "abs", "arange", "argmax", "argmin", "assume", "atomic_add", "atomic_and", "atomic_cas",
     "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
     "broadcast", "broadcast_to", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos",
     "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print", "dot", "dtype",

@@ -360,7 +360,12 @@ atomic_xchg = _atomic("xchg")
 
 @builtin
 def atomic_cas(
-    pointer: Any, cmp: Any, val: Any, sem: Any = None, scope: Any = None, *,
+    pointer: Any,
+    cmp: Any,
+    val: Any,
+    sem: Any = None,
+    scope: Any = None,
+    *,
     _semantic: CodeGenerator,
 ) -> tensor:
     """Where memory equals `cmp`, write `val`; return the old values."""
@@ -374,9 +379,7 @@ def atomic_cas(
 def where(condition: Any, x: Any, y: Any, *, _semantic: CodeGenerator) -> tensor:
     """`x` where `condition` holds, else `y` (elementwise, broadcasting)."""
     s = _semantic
-    return s.wrap(
-        s.ir.where(s.value(condition, "condition"), s.value(x, "x"), s.value(y, "y"))
-    )
+    return s.wrap(s.ir.where(s.value(condition, "condition"), s.value(x, "x"), s.value(y, "y")))
 
 
 @builtin
@@ -418,8 +421,12 @@ def _reduction(kind: str, value: Any, axis: Any, keep_dims: Any, sem: CodeGenera
 
 @builtin
 def sum(  # noqa: A001 - Triton's name
-    input: Any, axis: Any = None, keep_dims: Any = False, dtype: Any = None,  # noqa: A002
-    *, _semantic: CodeGenerator,
+    input: Any,
+    axis: Any = None,
+    keep_dims: Any = False,
+    dtype: Any = None,  # noqa: A002
+    *,
+    _semantic: CodeGenerator,
 ) -> tensor:
     """The sum along `axis` (all axes when None); `dtype` converts the input first."""
     if not _semantic.is_none(dtype):
@@ -454,8 +461,12 @@ min = _extreme("min")  # noqa: A001
 
 def _arg(kind: str) -> Callable[..., tensor]:
     def arg(
-        input: Any, axis: Any, tie_break_left: Any = True, keep_dims: Any = False,  # noqa: A002
-        *, _semantic: CodeGenerator,
+        input: Any,
+        axis: Any,
+        tie_break_left: Any = True,
+        keep_dims: Any = False,  # noqa: A002
+        *,
+        _semantic: CodeGenerator,
     ) -> tensor:
         return _reduction(kind, input, axis, keep_dims, _semantic)
 
@@ -470,7 +481,11 @@ argmin = _arg("argmin")
 
 @builtin
 def xor_sum(
-    input: Any, axis: Any = None, keep_dims: Any = False, *, _semantic: CodeGenerator  # noqa: A002
+    input: Any,
+    axis: Any = None,
+    keep_dims: Any = False,
+    *,
+    _semantic: CodeGenerator,  # noqa: A002
 ) -> tensor:
     """The bitwise xor of the elements along `axis`."""
     return _reduction("xor", input, axis, keep_dims, _semantic)
@@ -478,7 +493,11 @@ def xor_sum(
 
 def _scan(kind: str) -> Callable[..., tensor]:
     def scan(
-        input: Any, axis: Any = 0, reverse: Any = False, *, _semantic: CodeGenerator  # noqa: A002
+        input: Any,
+        axis: Any = 0,
+        reverse: Any = False,
+        *,
+        _semantic: CodeGenerator,  # noqa: A002
     ) -> tensor:
         s = _semantic
         if s.constant(reverse, "reverse"):
@@ -528,8 +547,12 @@ def sigmoid(x: Any, *, _semantic: CodeGenerator) -> tensor:
 
 @builtin
 def softmax(
-    x: Any, dim: Any = None, keep_dims: Any = False, ieee_rounding: Any = False,
-    *, _semantic: CodeGenerator,
+    x: Any,
+    dim: Any = None,
+    keep_dims: Any = False,
+    ieee_rounding: Any = False,
+    *,
+    _semantic: CodeGenerator,
 ) -> tensor:
     """The softmax of `x` along `dim` (0 when None), max-subtracted for stability."""
     s = _semantic
@@ -566,7 +589,9 @@ def fdiv(x: Any, y: Any, ieee_rounding: Any = False, *, _semantic: CodeGenerator
 
 
 @builtin
-def clamp(x: Any, min: Any, max: Any, propagate_nan: Any = None, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+def clamp(
+    x: Any, min: Any, max: Any, propagate_nan: Any = None, *, _semantic: CodeGenerator
+) -> tensor:  # noqa: A002
     """`x` limited to ``[min, max]``."""
     s, ir = _semantic, _semantic.ir
     low = ir.binary("maximum", s.value(x, "x"), s.value(min, "min"))
@@ -610,6 +635,14 @@ def max_constancy(input: Any, values: Any, *, _semantic: CodeGenerator) -> Any: 
 
 
 @builtin
+def assume(cond: Any, *, _semantic: CodeGenerator) -> None:
+    """A hint that `cond` holds; checked when it is a compile-time constant, otherwise
+    accepted and not used."""
+    if _semantic.is_constant(cond) and not _semantic.constant(cond, "the condition"):
+        raise _semantic.error("tl.assume of a condition that is false at compile time")
+
+
+@builtin
 def debug_barrier(*, _semantic: CodeGenerator) -> None:
     """Synchronizes the threads of a program; a no-op on the CPU, where a program is one
     thread."""
@@ -648,7 +681,10 @@ def device_assert(cond: Any, msg: Any = "", *, _semantic: CodeGenerator) -> None
 
 @builtin
 def reshape(
-    input: Any, *shape: Any, can_reorder: Any = False, _semantic: CodeGenerator  # noqa: A002
+    input: Any,
+    *shape: Any,
+    can_reorder: Any = False,
+    _semantic: CodeGenerator,  # noqa: A002
 ) -> tensor:
     """`input` with another shape of the same size (row-major)."""
     s = _semantic
@@ -706,8 +742,12 @@ permute = trans
 
 @builtin
 def cast(
-    input: Any, dtype: Any, fp_downcast_rounding: Any = None, bitcast: Any = False,  # noqa: A002
-    *, _semantic: CodeGenerator,
+    input: Any,
+    dtype: Any,
+    fp_downcast_rounding: Any = None,
+    bitcast: Any = False,  # noqa: A002
+    *,
+    _semantic: CodeGenerator,
 ) -> tensor:
     """`input` converted to `dtype` (reinterpreting the bits when `bitcast`)."""
     s = _semantic
@@ -731,9 +771,14 @@ class range:  # noqa: A001, N801 - Triton's name
     (accepted; the CPU backend does not pipeline)."""
 
     def __init__(
-        self, arg1: Any, arg2: Any = None, step: Any = None, num_stages: Any = None,
-        loop_unroll_factor: Any = None, disallow_acc_multi_buffer: Any = False,
-        flatten: Any = False, warp_specialize: Any = False,
+        self,
+        arg1: Any,
+        arg2: Any = None,
+        step: Any = None,
+        num_stages: Any = None,
+        loop_unroll_factor: Any = None,
+        disallow_acc_multi_buffer: Any = False,
+        flatten: Any = False,
+        warp_specialize: Any = False,
     ):
         self.args = (arg1, arg2, step)
-

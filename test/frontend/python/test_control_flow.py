@@ -159,7 +159,9 @@ def logic(x_ptr, out_ptr, a, b, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, x + value + (10 if -1 < a < 5 else 0))
 
 
-@pytest.mark.parametrize(("a", "b", "expected"), [(1, 1, 12), (1, -1, 10), (-1, 1, 1), (-2, -2, 0), (7, 7, 2)])
+@pytest.mark.parametrize(
+    ("a", "b", "expected"), [(1, 1, 12), (1, -1, 10), (-1, 1, 1), (-2, -2, 0), (7, 7, 2)]
+)
 def test_boolean_operators_and_chained_comparisons(a: int, b: int, expected: int) -> None:
     out = numpy.zeros(4, numpy.int32)
     logic[(1,)](numpy.zeros(4, numpy.int32), out, a, b, BLOCK=4)

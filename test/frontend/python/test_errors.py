@@ -33,7 +33,7 @@ def assert_located(message: str, marker: str, text: str) -> None:
 
 
 X = numpy.zeros(16, numpy.float32)
-I = numpy.zeros(16, numpy.int32)
+
 
 
 @blkc.jit
@@ -57,16 +57,14 @@ def refused_by_policy(x_ptr, b_ptr):
 
 
 def test_promotion_error_from_a_policy_points_at_the_kernel() -> None:
-    message = compile_error(
-        refused_by_policy, X, numpy.zeros(16, numpy.bool_), policy="numpy"
-    )
+    message = compile_error(refused_by_policy, X, numpy.zeros(16, numpy.bool_), policy="numpy")
     assert_located(message, "bool-subtraction", "numpy")
 
 
 @blkc.jit
 def carried_type_change(x_ptr, n):
     acc = tl.zeros([16], dtype=tl.int32)
-    for i in range(n):
+    for _ in range(n):
         acc = acc + tl.load(x_ptr + tl.arange(0, 16)).to(tl.float16)  # carried-change
     tl.store(x_ptr + tl.arange(0, 16), acc)
 
@@ -85,7 +83,7 @@ def uses_lambda(x_ptr):
 
 @blkc.jit
 def uses_break(x_ptr, n):
-    for i in range(n):
+    for _ in range(n):
         break  # break
 
 
@@ -101,7 +99,7 @@ def comprehension(x_ptr):
 
 @blkc.jit
 def return_in_loop(x_ptr, n):
-    for i in range(n):
+    for _ in range(n):
         return  # return-in-loop
 
 
@@ -170,8 +168,20 @@ def returns_value(x_ptr):
         (arange_not_constant, (X, 3), {}, "arange-runtime", "must be a compile-time constant"),
         (arange_not_power_of_two, (X,), {}, "arange-12", "power of two, got 12"),
         (undefined_name, (X,), {}, "undefined", "name 'missing' is not defined"),
-        (bad_keyword, (X,), {}, "bad-keyword", "tl.load: got an unexpected keyword argument 'maskk'"),
-        (failed_static_assert, (X,), {"BLOCK": 48}, "static-assert", "BLOCK must be a multiple of 32"),
+        (
+            bad_keyword,
+            (X,),
+            {},
+            "bad-keyword",
+            "tl.load: got an unexpected keyword argument 'maskk'",
+        ),
+        (
+            failed_static_assert,
+            (X,),
+            {"BLOCK": 48},
+            "static-assert",
+            "BLOCK must be a multiple of 32",
+        ),
         (block_condition, (X,), {}, "block-condition", "a condition must be a scalar"),
         (pointer_product, (X,), {}, "pointer-product", "not defined on pointers"),
         (other_without_mask, (X,), {}, "other-without-mask", "it needs a mask"),

@@ -173,7 +173,9 @@ def test_math_functions(fn: str) -> None:
     x = floats(256) * 3
     if fn in _NEEDS_POSITIVE:
         x = numpy.abs(x) + numpy.float32(_NEEDS_POSITIVE[fn])
-    expected = UNARY_REFERENCE[fn](x - numpy.float32(_NEEDS_POSITIVE.get(fn, 0)) if fn in ("log", "log2", "rsqrt") else x)
+    expected = UNARY_REFERENCE[fn](
+        x - numpy.float32(_NEEDS_POSITIVE.get(fn, 0)) if fn in ("log", "log2", "rsqrt") else x
+    )
     out = numpy.zeros(256, numpy.float32)
     unary_ops[(1,)](x, out, FN=fn, BLOCK=256)
     numpy.testing.assert_allclose(out, expected, rtol=2e-6, atol=1e-6)
@@ -183,8 +185,15 @@ def test_math_functions(fn: str) -> None:
 
 
 @blkc.jit
-def row_reductions(x_ptr, out_ptr, idx_ptr, KIND: tl.constexpr, AXIS: tl.constexpr,
-                   M: tl.constexpr, N: tl.constexpr):
+def row_reductions(
+    x_ptr,
+    out_ptr,
+    idx_ptr,
+    KIND: tl.constexpr,
+    AXIS: tl.constexpr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+):
     rows = tl.arange(0, M)
     cols = tl.arange(0, N)
     x = tl.load(x_ptr + rows[:, None] * N + cols[None, :])
@@ -369,7 +378,9 @@ def mixed(i_ptr, h_ptr, out_ptr, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize(("policy", "dtype"), [("triton", "fp16"), ("numpy", "fp64")])
-def test_policy_chooses_promotion(policy: str, dtype: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_policy_chooses_promotion(
+    policy: str, dtype: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     i = numpy.arange(16, dtype=numpy.int32) * 1000
     h = numpy.full(16, 0.5, numpy.float16)
     out = numpy.zeros(16, numpy.float64)

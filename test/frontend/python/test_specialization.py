@@ -164,3 +164,15 @@ def test_heuristics_compute_meta_parameters(n: int, value: float) -> None:
 def test_host_helpers() -> None:
     assert blkc.cdiv(10, 4) == 3 and blkc.cdiv(8, 4) == 2
     assert [blkc.next_power_of_2(n) for n in (1, 3, 64, 65)] == [1, 4, 64, 128]
+
+
+@blkc.jit
+def parameter_named_like_an_option(out_ptr, num_stages: tl.constexpr, num_warps: tl.constexpr):
+    tl.assume(num_stages > 0)
+    tl.store(out_ptr + tl.arange(0, 2), tl.arange(0, 2) * 0 + num_stages * 10 + num_warps)
+
+
+def test_parameters_named_like_launch_options_get_their_values() -> None:
+    out = numpy.zeros(2, numpy.int32)
+    parameter_named_like_an_option[(1,)](out, num_stages=3, num_warps=2)
+    numpy.testing.assert_array_equal(out, [32, 32])
