@@ -166,3 +166,22 @@ def test_boolean_operators_and_chained_comparisons(a: int, b: int, expected: int
     out = numpy.zeros(4, numpy.int32)
     logic[(1,)](numpy.zeros(4, numpy.int32), out, a, b, BLOCK=4)
     numpy.testing.assert_array_equal(out, numpy.full(4, expected))
+
+
+@blkc.jit
+def walking_pointers(x_ptr, out_ptr, n, stride, BLOCK: tl.constexpr):
+    ptrs = x_ptr + tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for _ in range(n):
+        acc += tl.load(ptrs)
+        ptrs += stride  # carried as a running offset (carry-pointer-offsets)
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+    tl.store(ptrs, acc * 0 - 1)  # the pointers after the loop
+
+
+def test_pointer_blocks_advanced_in_a_loop() -> None:
+    x = numpy.arange(5 * 16, dtype=numpy.float32)
+    out = numpy.zeros(16, numpy.float32)
+    walking_pointers[(1,)](x, out, 4, 16, BLOCK=16)
+    numpy.testing.assert_array_equal(out, x[:64].reshape(4, 16).sum(0))
+    numpy.testing.assert_array_equal(x[64:], numpy.full(16, -1, numpy.float32))
