@@ -92,33 +92,37 @@ def compile_file(
     signature: str,
     size: int,
     **options: Any,
-) -> Any:
-    """Compile one kernel of the Python file `path` (with `policy`, `target`, `arch`,
-    `num_warps` options as `blkc.compile` takes them); return the compiled kernel."""
+) -> dict[str, Any]:
+    """Compile the kernel `kernel` of the Python file `path`, or every kernel when it is
+    None (with `policy`, `target`, `arch`, `num_warps` options as `blkc.compile` takes
+    them); return the compiled kernels by name."""
     kernels = load_kernels(path)
-    if kernel is None:
-        if len(kernels) != 1:
-            names = ", ".join(kernels) or "none"
-            raise _usage_error(
-                f"{path}: {'several kernels' if kernels else 'no @blkc.jit kernel'} ({names}); "
-                "name one with --kernel"
-            )
-        kernel = next(iter(kernels))
-    if kernel not in kernels:
-        raise _usage_error(
-            f"{path}: no kernel '{kernel}' (kernels: {', '.join(kernels) or 'none'})"
-        )
-    fn = kernels[kernel]
+    if not kernels:
+        raise _usage_error(f"{path}: no @blkc.jit kernel")
+    if kernel is not None and kernel not in kernels:
+        raise _usage_error(f"{path}: no kernel '{kernel}' (kernels: {', '.join(kernels)})")
+    names = [kernel] if kernel is not None else list(kernels)
     values = dict(parse_define(d) for d in defines)
     types: dict[str, str] = {}
+    parameters = {p for name in names for p in kernels[name].arg_names}
     for item in filter(None, (part.strip() for part in signature.split(","))):
         name, sep, type_name = item.partition("=")
-        if not sep or name not in fn.arg_names:
+        if not sep or name not in parameters:
             raise _usage_error(
-                f"--signature: '{item}' is not NAME=TYPE for a parameter of {kernel} "
-                f"({', '.join(fn.arg_names)})"
+                f"--signature: '{item}' is not NAME=TYPE for a parameter of "
+                f"{', '.join(names)} ({', '.join(sorted(parameters))})"
             )
         types[name] = type_name.strip()
+    return {name: _compile(kernels[name], values, types, size, options) for name in names}
+
+
+def _compile(
+    fn: JITFunction,
+    values: dict[str, Any],
+    types: dict[str, str],
+    size: int,
+    options: dict[str, Any],
+) -> Any:
     arguments: dict[str, Any] = {}
     for name, parameter in fn.signature.parameters.items():
         if name in values:
@@ -126,7 +130,8 @@ def compile_file(
         elif name in fn.constexprs:
             if parameter.default is parameter.empty:
                 raise _usage_error(
-                    f"constexpr parameter '{name}' of {kernel} needs a value: pass -D{name}=..."
+                    f"constexpr parameter '{name}' of {fn.__name__} needs a value: "
+                    f"pass -D{name}=..."
                 )
             arguments[name] = parameter.default
         else:

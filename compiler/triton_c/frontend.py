@@ -68,16 +68,21 @@ def compile(  # noqa: A001 - the public name mirrors blkc.compile
     filename: str | None = None,
     opt: int = 3,
     check_bounds: bool | None = None,
+    target: str | None = None,
+    num_warps: int = 4,
+    arch: str | None = None,
 ) -> dict[str, TritonCKernel]:
     """Compile a Triton-C file (a path or the source text) to its kernels, by name.
 
     Launch one as ``kernels["add"][grid](x, y, out, n)`` on NumPy arrays. A define given
     a list makes every combination a candidate, timed on the first launch (see
-    `blkc.triton_c.tuning`). `policy`, `opt` and `check_bounds` are `blkc.compile`'s.
+    `blkc.triton_c.tuning`). `policy`, `opt`, `check_bounds`, `target`, `num_warps` and
+    `arch` are `blkc.compile`'s.
     """
     text, filename = read_source(source, filename)
     combos = candidates(defines or {})
-    key = (text, filename, repr(combos), policy, opt, check_bounds)
+    targets = {"target": target, "num_warps": num_warps, "arch": arch}
+    key = (text, filename, repr(combos), policy, opt, check_bounds, repr(targets))
     with _compiled_lock:
         if key in _compiled:
             return _compiled[key]
@@ -87,7 +92,8 @@ def compile(  # noqa: A001 - the public name mirrors blkc.compile
             modules = translate(text, defines=combo, policy=policy, filename=filename)
             for name, module in modules.items():
                 kernel = compile_module(module, policy=policy, kernel=name, opt=opt,
-                                        filename=filename, check_bounds=check_bounds)
+                                        filename=filename, check_bounds=check_bounds,
+                                        **targets)
                 kernels.setdefault(name, []).append(Candidate(combo, kernel))
         except BlkcError as err:
             if len(combos) == 1:

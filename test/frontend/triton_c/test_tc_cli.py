@@ -57,9 +57,12 @@ def test_kernel_selection(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     source = tmp_path / "two.tc"
     source.write_text("__global__ void one(int *X) { *X = 1; }\n"
                       "__global__ void two(int *X) { *X = 2; }\n")
-    status, _, err = blkc(str(source), "--emit=loose", capsys=capsys)
+    status, out, _ = blkc(str(source), "--emit=loose", capsys=capsys)  # every kernel
+    assert status == 0
+    assert "// ----- kernel one -----" in out and "func.func @two" in out
+    status, _, err = blkc(str(source), "--run", capsys=capsys)
     assert status == 1
-    assert "has the kernels one, two: name one with --kernel" in err
+    assert "has several kernels (one, two): name the one to run with --kernel" in err
     status, out, _ = blkc(str(source), "--kernel", "two", "--emit=loose", capsys=capsys)
     assert status == 0
     assert "func.func @two" in out and "@one" not in out

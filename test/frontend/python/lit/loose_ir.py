@@ -45,3 +45,4 @@ def mismatch(x_ptr):
     a = tl.arange(0, 16)
     # ERR: loose_ir.py:[[# @LINE + 1]]:25: error: lhs and rhs cannot broadcast
     tl.store(x_ptr + a, a + tl.arange(0, 8))
+
