@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i1,
     i32,
+    i64,
 )
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -115,6 +116,10 @@ _ALWAYS_MATERIALIZED = (
     scf.WhileOp,
 )
 _WRITES_MEMORY = (blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
+_TILE_ROWS = (4, 2, 1)
+_TILE_COLS = (32, 16, 8, 4, 2, 1)
+"""The register tile of `dot`: the largest sizes dividing the result's (with AVX-512, 4 x 32
+float32 is eight vector accumulators: enough to hide the latency of the FMAs)."""
 
 
 def _largest(d: dtypes.DType) -> float:
@@ -142,7 +147,8 @@ class _FunctionLowering:
         self.buffers: dict[SSAValue, SSAValue] = {}
         self.constants: dict[tuple[int, Attribute], SSAValue] = {}
         self._expensive: dict[SSAValue, bool] = {}
-        self.materialized = self._analyse()
+        self.materialized: set[SSAValue] = set()
+        self._analyse()
 
     # -- analysis ----------------------------------------------------------------------
 
@@ -152,19 +158,22 @@ class _FunctionLowering:
         owner = value.owner
         result = False
         if isinstance(owner, Operation) and not isinstance(owner, _ALWAYS_MATERIALIZED):
+            # A materialized operand costs a read of its buffer: recomputing from it is
+            # cheaper than storing another buffer (layer-norm's x - mean).
             result = isinstance(owner, _EXPENSIVE) or any(
-                self._expensive_value(o) for o in owner.operands if _is_block(o)
+                o not in self.materialized and self._expensive_value(o)
+                for o in owner.operands
+                if _is_block(o)
             )
         self._expensive[value] = result
         return result
 
-    def _analyse(self) -> set[SSAValue]:
-        chosen: set[SSAValue] = set()
+    def _analyse(self) -> None:
+        """Choose the values to materialize, in program order (operands first)."""
         for op in self.function.walk():
             for value in op.results:
                 if _is_block(value) and self._must_materialize(op, value):
-                    chosen.add(value)
-        return chosen
+                    self.materialized.add(value)
 
     def _must_materialize(self, op: Operation, value: SSAValue) -> bool:
         if isinstance(op, _ALWAYS_MATERIALIZED):
@@ -221,6 +230,7 @@ class _FunctionLowering:
                 raise error_at(self.function, "kernel arguments must be scalars or pointers")
         self._lower_block(self.entry)
         self._erase_blocks()
+        _fuse_sibling_loops(self.entry)
 
     def _lower_block(self, block: Block) -> None:
         for op in list(block.ops):
@@ -483,7 +493,9 @@ class _FunctionLowering:
             def body(
                 b: _Body, idx: Index, carried: list[SSAValue], arg: SSAValue = arg
             ) -> list[SSAValue]:
-                printed = blk.PrintOp(op.prefix.data, [*idx, self.element(arg, idx, b)])
+                # The indices print as i64: blk.print takes blk values only.
+                where = [b.builder.value(arith.IndexCastOp(i, i64)) for i in idx]
+                printed = blk.PrintOp(op.prefix.data, [*where, self.element(arg, idx, b)])
                 printed.location = op.location
                 b.builder.insert(printed)
                 return []
@@ -658,37 +670,64 @@ class _FunctionLowering:
         lhs_shape, rhs_shape = shape_of(op.lhs.type), shape_of(op.rhs.type)
         out_shape = shape_of(op.result.type)
         acc_elem = op.acc_dtype if op.acc_dtype is not None else _elem(op.result)
-        acc_buffer = self.alloca(out_shape, acc_elem)
+        if self._accumulates_in_place(op, acc_elem):
+            acc_buffer = self.buffers[op.acc]  # type: ignore[index]
+        else:
+            acc_buffer = self.alloca(out_shape, acc_elem)
 
-        def init(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
-            if op.acc is not None:
-                value = self._cast(self.element(op.acc, idx, bd), acc_elem, bd.builder)
-            else:
-                value = self.scalar_constant(0, acc_elem)
-            bd.builder.insert(memref.StoreOp.get(value, acc_buffer, idx))
-            return []
+            def init(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                if op.acc is not None:
+                    value = self._cast(self.element(op.acc, idx, bd), acc_elem, bd.builder)
+                else:
+                    value = self.scalar_constant(0, acc_elem)
+                bd.builder.insert(memref.StoreOp.get(value, acc_buffer, idx))
+                return []
 
-        self.loop_nest(here, out_shape, init)
+            self.loop_nest(here, out_shape, init)
         batch = list(out_shape[:-2])
         m, k, n = lhs_shape[-2], lhs_shape[-1], rhs_shape[-1]
+        rows = next(r for r in _TILE_ROWS if m % r == 0)
+        cols = next(c for c in _TILE_COLS if n % c == 0)
+        fused = dtypes.from_xdsl(acc_elem).name in ("float32", "float64")
 
-        def mkn(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
-            *bi, mi, ki, ni = idx
+        def tile(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            # A rows x cols tile of the result stays in registers (carried scalars, which
+            # LLVM's SLP vectorizer packs along the columns) across the whole k loop.
+            *bi, ti, tj = idx
             builder = bd.builder
-            x = self._cast(builder.value(memref.LoadOp.get(a, [*bi, mi, ki])), acc_elem, builder)
-            y = self._cast(
-                builder.value(memref.LoadOp.get(b_buf, [*bi, ki, ni])), acc_elem, builder
+            row0 = builder.value(arith.MuliOp(ti, self.const(rows)))
+            col0 = builder.value(arith.MuliOp(tj, self.const(cols)))
+            ms = [row0] + [builder.value(arith.AddiOp(row0, self.const(i))) for i in range(1, rows)]
+            ns = [col0] + [builder.value(arith.AddiOp(col0, self.const(j))) for j in range(1, cols)]
+            places = [[*bi, mi, ni] for mi in ms for ni in ns]
+            inits = [builder.value(memref.LoadOp.get(acc_buffer, p)) for p in places]
+            block = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+            inner = _Builder(block)
+            ki = block.args[0]
+            xs = [
+                self._cast(inner.value(memref.LoadOp.get(a, [*bi, mi, ki])), acc_elem, inner)
+                for mi in ms
+            ]
+            ys = [
+                self._cast(inner.value(memref.LoadOp.get(b_buf, [*bi, ki, ni])), acc_elem, inner)
+                for ni in ns
+            ]
+            sums = []
+            for (x, y), old in zip(((x, y) for x in xs for y in ys), block.args[1:], strict=True):
+                if fused:  # one rounding per step, as BLAS and Triton's dot do
+                    sums.append(inner.value(blk.FmaOp(x, y, old, acc_elem)))
+                else:
+                    product = inner.value(blk.MulOp(x, y, acc_elem))
+                    sums.append(inner.value(blk.AddOp(old, product, acc_elem)))
+            inner.insert(scf.YieldOp(*sums))
+            loop = builder.insert(
+                scf.ForOp(self.const(0), self.const(k), self.const(1), inits, block)
             )
-            old = builder.value(memref.LoadOp.get(acc_buffer, [*bi, mi, ni]))
-            product = builder.value(blk.MulOp(x, y, acc_elem))
-            builder.insert(
-                memref.StoreOp.get(
-                    builder.value(blk.AddOp(old, product, acc_elem)), acc_buffer, [*bi, mi, ni]
-                )
-            )
+            for value, p in zip(loop.results, places, strict=True):
+                builder.insert(memref.StoreOp.get(value, acc_buffer, p))
             return []
 
-        self.loop_nest(here, [*batch, m, k, n], mkn)
+        self.loop_nest(here, [*batch, m // rows, n // cols], tile)
         if acc_elem == _elem(op.result):
             self.buffers[op.result] = acc_buffer
         else:
@@ -703,6 +742,24 @@ class _FunctionLowering:
 
             self.loop_nest(here, out_shape, convert)
             self.buffers[op.result] = result
+
+    def _accumulates_in_place(self, op: blk.DotOp, acc_elem: Attribute) -> bool:
+        """Whether `dot` may add into the buffer of its `acc`: a block carried by the loop
+        around it that only this dot reads and whose result the loop carries on (the
+        K loop of a matmul), so no copy in or out of the accumulator."""
+        acc = op.acc
+        if not isinstance(acc, BlockArgument) or acc not in self.buffers:
+            return False
+        acc_uses, result_uses = list(acc.uses), list(op.result.uses)
+        if len(acc_uses) != 1 or len(result_uses) != 1 or _elem(acc) != acc_elem:
+            return False
+        (use,) = result_uses
+        return (
+            isinstance(use.operation, scf.YieldOp)
+            and use.operation.parent_block() is op.parent_block()
+            and use.index == acc.index - 1
+            and acc_elem == _elem(op.result)
+        )
 
     # -- loops carrying blocks -----------------------------------------------------------
 
@@ -824,7 +881,9 @@ class _FunctionLowering:
         new_after.insert_op_before(scf.YieldOp(*(yield_op.operands[i] for i in scalars)), yield_op)
         yield_op.detach()
         yield_op.erase()
-        new_while = scf.WhileOp([op.arguments[i] for i in scalars], types, [new_before], [new_after])
+        new_while = scf.WhileOp(
+            [op.arguments[i] for i in scalars], types, [new_before], [new_after]
+        )
         new_while.location = op.location
         here.insert(new_while)
         for result, i in zip(new_while.results, scalars, strict=True):
@@ -845,6 +904,8 @@ class _FunctionLowering:
             self._materialize(value, here)
         if temporary:
             source_buffer = self.buffers[value]
+            if source_buffer is buffer:
+                return  # computed in place (a dot accumulating into its loop's buffer)
 
             def copy(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
                 element = b.builder.value(memref.LoadOp.get(source_buffer, idx))
@@ -876,3 +937,118 @@ class _FunctionLowering:
                     raise error_at(op, f"internal error: {op.name} still used by {users}")
             op.detach()
             op.erase()
+
+
+# ------------------------------------------------------------------------------------
+# Fusing sibling loops
+# ------------------------------------------------------------------------------------
+
+
+def _fuse_sibling_loops(block: Block) -> None:
+    """Merge each loop with the next one in `block` (and inside their bodies) when both run
+    over the same range and the second needs, of the first, only what the same iteration
+    computed: one pass over a row instead of several (softmax's load with its maximum,
+    its exponentials with their sum)."""
+    op = block.first_op
+    while op is not None:
+        following = op.next_op
+        while isinstance(following, arith.ConstantOp | blk.ConstantOp):
+            following = following.next_op  # constants between the loops move before both
+        if isinstance(op, scf.ForOp) and isinstance(following, scf.ForOp):
+            if _fusable(op, following):
+                op = _fuse(op, following)
+                continue
+        for region in op.regions:
+            for inner in region.blocks:
+                _fuse_sibling_loops(inner)
+        op = op.next_op
+
+
+@dataclass
+class _Effects:
+    """What a loop does to memory."""
+
+    reads_arrays: bool = False
+    writes_arrays: bool = False
+    ordered: bool = False
+    """It prints or asserts (its output order must stay)."""
+    buffers: dict[SSAValue, list[tuple[bool, Sequence[SSAValue]]]] = field(default_factory=dict)
+    """Each stack buffer it accesses: (is a write, indices) per access."""
+
+
+def _effects(loop: scf.ForOp) -> _Effects:
+    effects = _Effects()
+    for op in loop.walk():
+        if isinstance(op, blk.LoadOp):
+            effects.reads_arrays = True
+        elif isinstance(op, _WRITES_MEMORY):
+            effects.writes_arrays = True
+        elif isinstance(op, blk.PrintOp | blk.AssertOp):
+            effects.ordered = True
+        elif isinstance(op, memref.LoadOp | memref.StoreOp):
+            write = isinstance(op, memref.StoreOp)
+            effects.buffers.setdefault(op.memref, []).append((write, list(op.indices)))
+    return effects
+
+
+def _fusable(first: scf.ForOp, second: scf.ForOp) -> bool:
+    if (first.lb, first.ub, first.step) != (second.lb, second.ub, second.step):
+        return False
+    results = set(first.results)
+    if any(o in results for op in second.walk() for o in op.operands):
+        return False
+    a, b = _effects(first), _effects(second)
+    if a.ordered or b.ordered:
+        return False
+    if (a.writes_arrays and (b.reads_arrays or b.writes_arrays)) or (
+        b.writes_arrays and a.reads_arrays
+    ):
+        return False
+    ivs = (first.body.blocks[0].args[0], second.body.blocks[0].args[0])
+    for buffer in a.buffers.keys() & b.buffers.keys():
+        accesses = [(a.buffers[buffer], ivs[0]), (b.buffers[buffer], ivs[1])]
+        if not any(write for group, _ in accesses for write, _ in group):
+            continue
+        # Iteration i of each loop must touch only its own slice buffer[i, ...].
+        if any(not idx or idx[0] is not iv for group, iv in accesses for _, idx in group):
+            return False
+    return True
+
+
+def _fuse(first: scf.ForOp, second: scf.ForOp) -> scf.ForOp:
+    carried = [*first.iter_args, *second.iter_args]
+    block = Block(arg_types=[first.body.blocks[0].args[0].type, *(v.type for v in carried)])
+    yielded: list[SSAValue] = []
+    new_args = iter(block.args[1:])
+    for loop in (first, second):
+        body = loop.body.blocks[0]
+        body.args[0].replace_all_uses_with(block.args[0])
+        for arg in body.args[1:]:
+            arg.replace_all_uses_with(next(new_args))
+        terminator = body.last_op
+        assert isinstance(terminator, scf.YieldOp)
+        yielded.extend(terminator.operands)
+        terminator.detach()
+        terminator.erase()
+        for op in list(body.ops):
+            op.detach()
+            block.add_op(op)
+    block.add_op(scf.YieldOp(*yielded))
+    parent = first.parent_block()
+    assert parent is not None
+    constant = first.next_op
+    while constant is not second:
+        assert constant is not None
+        moved, constant = constant, constant.next_op
+        moved.detach()
+        parent.insert_op_before(moved, first)
+    fused = scf.ForOp(first.lb, first.ub, first.step, carried, block)
+    fused.location = first.location
+    parent.insert_op_before(fused, first)
+    old_results = [*first.results, *second.results]
+    for old, new in zip(old_results, fused.results, strict=True):
+        old.replace_all_uses_with(new)
+    for loop in (first, second):
+        loop.detach()
+        loop.erase()
+    return fused

@@ -9,6 +9,7 @@ a missing one, and calling it would crash the process.
 from __future__ import annotations
 
 import ctypes
+import ctypes.util
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -118,11 +119,16 @@ def compile_ir(
         return CompiledModule(engine, optimized_ir, produced[0] if produced else object_code)
 
 
+@cache
 def load_libm() -> None:
-    """Make the C math library's symbols visible to generated code."""
-    for name in ("libm.so.6", "libm.so"):
+    """Make the C math library's symbols visible to generated code. LLVM searches only
+    the libraries loaded through it (a `ctypes.CDLL(..., RTLD_GLOBAL)` is not enough:
+    `erff` stayed unresolved)."""
+    for name in (ctypes.util.find_library("m"), "libm.so.6", "libm.so"):
+        if name is None:
+            continue
         try:
-            ctypes.CDLL(name, mode=ctypes.RTLD_GLOBAL)
+            llvm.load_library_permanently(name)
             return
-        except OSError:
+        except RuntimeError:
             continue

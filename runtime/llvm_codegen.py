@@ -41,7 +41,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
-from blkc.runtime import small_floats, vector_math
+from blkc.runtime import access_ranges, small_floats, vector_math
 
 GRID_PARAMS = ("pid_x", "pid_y", "pid_z", "nprog_x", "nprog_y", "nprog_z")
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -143,6 +143,12 @@ class _FunctionEmitter:
         self.bad: ir.Value = ir.Constant(I1, 0)
         """Whether an access went out of bounds so far (an OR carried by loops: cheap enough
         to keep the loops vectorized)."""
+        self.proven: set[Operation] = set()
+        """Accesses whose loop nest checked their whole range before it ran."""
+        self.unmasked: set[Operation] = set()
+        """Accesses whose loop nest checked that their mask is all true before it ran."""
+        self.versioning = True
+        """Whether the next loop nest may be versioned (not inside a versioned one)."""
 
     # -- functions ---------------------------------------------------------------------
 
@@ -213,7 +219,9 @@ class _FunctionEmitter:
         """The condition under which the access `op` of `size` bytes at `ptr` runs: its mask
         and the address lying inside an argument's array (inside the one it was derived
         from, when that is known). Records the access when it is masked in but outside."""
-        if not self.check_bounds:
+        if op in self.unmasked:
+            mask = None
+        if not self.check_bounds or op in self.proven:
             return ir.Constant(I1, 1) if mask is None else mask
         b = self.builder
         owner = ptr.owner
@@ -243,7 +251,9 @@ class _FunctionEmitter:
         from blkc.diagnostics import op_location
 
         where = op_location(op)
-        self.accesses.append(f"{where.file}:{where.line}:{where.col}" if where else op.name)
+        location = f"{where.file}:{where.line}:{where.col}" if where else op.name
+        if location not in self.accesses:  # a versioned nest checks its accesses twice
+            self.accesses.append(location)
         self.bad = b.or_(self.bad, escaped)
         return active
 
@@ -315,6 +325,63 @@ class _FunctionEmitter:
         self.values[op.results[0]] = value
 
     def emit_for(self, op: scf.ForOp) -> None:
+        """A loop. A loop nest over a block whose accesses have affine offsets is versioned
+        (see `access_ranges`): a range check before it picks a copy without masks (every
+        mask proven true) or without bounds checks (every access proven inside), else the
+        copy that checks each element."""
+        nest = access_ranges.NestRanges()
+        if self.versioning:
+            nest = access_ranges.analyse(op, self.pointer_params, self._size)
+        proven = nest.proven if self.check_bounds else set()
+        if not proven and not nest.unmasked:
+            self._emit_loop(op)
+            return
+        b = self.builder
+        check = access_ranges.RangeCheck(
+            b, nest, set(access_ranges.nest_indices(op)), self.get, self._element_count
+        )
+        bounds = check.holds(nest.bounds) if proven else None
+        versions: list[tuple[ir.Value | None, set[Operation], set[Operation]]] = []
+        if nest.unmasked:
+            masks = check.holds(nest.masks)
+            both = masks if bounds is None else b.and_(bounds, masks)
+            versions.append((both, proven, nest.unmasked))
+        if bounds is not None:
+            versions.append((bounds, proven, set()))
+        versions.append((None, set(), set()))
+        merge = b.function.append_basic_block("nest.end")
+        bad_before = self.bad
+        self.versioning = False
+        arms: list[tuple[list[ir.Value], ir.Value, ir.Block]] = []
+        for condition, self.proven, self.unmasked in versions:
+            if condition is not None:
+                taken = b.function.append_basic_block("nest.version")
+                otherwise = b.function.append_basic_block("nest.else")
+                b.cbranch(condition, taken, otherwise)
+                b.position_at_end(taken)
+            self.bad = bad_before
+            self._emit_loop(op)
+            arms.append(([self.get(r) for r in op.results], self.bad, b.block))
+            b.branch(merge)
+            if condition is not None:
+                b.position_at_end(otherwise)
+        self.versioning, self.proven, self.unmasked = True, set(), set()
+        b.position_at_end(merge)
+        for index, result in enumerate([*op.results, None]):
+            phi = b.phi(I1 if result is None else llvm_type(result.type))
+            for values, bad, end in arms:
+                phi.add_incoming(bad if result is None else values[index], end)
+            if result is None:
+                self.bad = phi
+            else:
+                self.values[result] = phi
+
+    def _element_count(self, param: SSAValue, size: int) -> ir.Value:
+        """How many elements of `size` bytes the array of pointer parameter `param` holds."""
+        first, end = self.ranges[self.pointer_params[param]]
+        return self.builder.udiv(self.builder.sub(end, first), ir.Constant(I64, size))
+
+    def _emit_loop(self, op: scf.ForOp) -> None:
         b = self.builder
         lb, ub, step = self.get(op.lb), self.get(op.ub), self.get(op.step)
         inits = [self.get(v) for v in op.iter_args]
@@ -423,7 +490,7 @@ class _FunctionEmitter:
         self.emit_ops(before)
         condition = before.last_op
         assert isinstance(condition, scf.ConditionOp)
-        passed = [self.get(v) for v in condition.arguments]
+        passed = [self.get(v) for v in condition.args]
         self.builder.cbranch(self.get(condition.condition), after_bb, exit_bb)
         self.builder.position_at_end(after_bb)
         after = op.after_region.blocks[0]
@@ -882,15 +949,15 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionEmitter, Operation], None]] 
     arith.FPToUIOp: _emit_fp_to_int(False),
     arith.BitcastOp: _emit_bitcast,
     math.ExpOp: _vector_math(vector_math.exp_f32, _intrinsic("llvm.exp")),
-    math.Exp2Op: _intrinsic("llvm.exp2"),
+    math.Exp2Op: _vector_math(vector_math.exp2_f32, _intrinsic("llvm.exp2")),
     math.LogOp: _vector_math(vector_math.log_f32, _intrinsic("llvm.log")),
-    math.Log2Op: _intrinsic("llvm.log2"),
+    math.Log2Op: _vector_math(vector_math.log2_f32, _intrinsic("llvm.log2")),
     math.SqrtOp: _intrinsic("llvm.sqrt"),
     math.RsqrtOp: _emit_rsqrt,
-    math.SinOp: _intrinsic("llvm.sin"),
-    math.CosOp: _intrinsic("llvm.cos"),
+    math.SinOp: _vector_math(vector_math.sin_f32, _intrinsic("llvm.sin")),
+    math.CosOp: _vector_math(vector_math.cos_f32, _intrinsic("llvm.cos")),
     math.TanhOp: _vector_math(vector_math.tanh_f32, _libm("tanh")),
-    math.ErfOp: _libm("erf"),
+    math.ErfOp: _vector_math(vector_math.erf_f32, _libm("erf")),
     math.FloorOp: _intrinsic("llvm.floor"),
     math.CeilOp: _intrinsic("llvm.ceil"),
     math.TruncOp: _intrinsic("llvm.trunc"),

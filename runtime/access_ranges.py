@@ -1,0 +1,467 @@
+"""Block-level bounds checks: the offsets a loop nest's memory accesses can take.
+
+Checking every element access against its array costs half the speed of a memory-bound
+kernel. Most accesses index an array with an offset affine in the indices of the loops
+over the block (program start + arange, row * stride + column): their smallest and largest
+value over the whole nest take a few instructions to compute. The code generator checks
+those ranges once before the nest and runs an unchecked copy of it when every access is
+inside its array (loop versioning), the per-element checked copy otherwise. Masks are
+ignored, so the range covers more than the active lanes: a block that is partly outside
+(the tail of a vector) takes the checked copy, which skips and reports exactly the
+accesses outside, as before.
+
+Masks get the same treatment, with or without bounds checks: a mask that compares affine
+offsets (`offs < n`, `col < n_cols`, and conjunctions) and holds over the whole nest is
+dropped from a third copy of the nest, taken first. Masked vector loads stream from memory
+at a third of the speed of plain ones on these machines (measured: a 64 MiB sum, 4.8 ms
+against 1.6 ms on one core), so every full block is worth it.
+
+Exactness. Offset arithmetic wraps (modulo 2**w for a w-bit integer). An offset is
+modelled as a polynomial E over *leaves* (integers defined outside the nest, read as
+signed) and the nest's loop indices, of degree at most one in the indices. The ring
+operations (add, sub, mul, shl by a constant, truncation) compute E modulo 2**w; a sign
+or zero extension is exact only when its input lies in the input type's range, which
+becomes a condition checked at run time unless the static interval implies it. The code
+generator sign-extends the final offset of each `addptr`, so that offset must lie in the
+signed range of its type too; and the run-time evaluation itself must not overflow i64,
+which a static bound on every partial product and sum guarantees (nests exceeding it keep
+their per-element checks).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+
+import llvmlite.ir as ir
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
+
+from blkc.dialects import blk
+
+I64 = ir.IntType(64)
+_I64_LIMIT = 2**63 - 1
+
+Monomial = tuple[SSAValue, ...]
+"""A product of leaves and at most one loop index, in first-seen order."""
+Poly = dict[Monomial, int]
+"""A sum of monomials with integer coefficients."""
+
+_ACCESSES = (blk.LoadOp, blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
+
+
+@dataclass
+class Condition:
+    """`low <= poly <= high` over the whole nest (a missing bound is no bound), and also
+    `poly <` the element count of the array of `param` (elements of `size` bytes) when
+    `param` is set."""
+
+    poly: Poly
+    low: int | None
+    high: int | None
+    param: SSAValue | None = None
+    size: int = 0
+
+
+@dataclass
+class NestRanges:
+    """What must hold before a loop nest for the accesses `proven` to stay inside their
+    arrays (`bounds`), and for the masks of the accesses `unmasked` to be all true
+    (`masks`)."""
+
+    proven: set[Operation] = field(default_factory=set)
+    bounds: list[Condition] = field(default_factory=list)
+    unmasked: set[Operation] = field(default_factory=set)
+    masks: list[Condition] = field(default_factory=list)
+    ranges: dict[SSAValue, tuple[int, int]] = field(default_factory=dict)
+    """The first and last value of each loop index the conditions use."""
+
+
+def _width(t: Attribute) -> int | None:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    if isinstance(t, IndexType):
+        return 64
+    return None
+
+
+def _signed_range(width: int) -> tuple[int, int]:
+    return -(2 ** (width - 1)), 2 ** (width - 1) - 1
+
+
+def _constant(value: SSAValue) -> int | None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        width = _width(value.type)
+        number = owner.value.value.data
+        if width is not None:
+            low, high = _signed_range(width)
+            number = (number - low) % 2**width + low  # the signed reading of its bits
+        return number
+    return None
+
+
+def loop_range(value: SSAValue) -> tuple[int, int] | None:
+    """First and last value of the index of an `scf.for` with constant bounds."""
+    if not isinstance(value, BlockArgument) or value.index != 0:
+        return None
+    loop = value.block.parent_op()
+    if not isinstance(loop, scf.ForOp) or value.block is not loop.body.blocks[0]:
+        return None
+    lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    if ub <= lb:
+        return lb, lb  # the loop never runs: any range will do
+    return lb, lb + (ub - lb - 1) // step * step
+
+
+def _inside(value: SSAValue, nest: Operation) -> bool:
+    owner = value.owner
+    node = owner.parent_op() if isinstance(owner, Block) else owner
+    return node is not None and nest.is_ancestor(node)
+
+
+class _Analysis:
+    """Polynomials for the integer values an access offset is computed from."""
+
+    def __init__(self, nest: scf.ForOp):
+        self.nest = nest
+        self.ranges: dict[SSAValue, tuple[int, int]] = {}
+        self.order: dict[SSAValue, int] = {}
+        self.memo: dict[SSAValue, tuple[Poly, list[Condition]] | None] = {}
+
+    def interval(self, factor: SSAValue) -> tuple[int, int]:
+        known = loop_range(factor)
+        if known is not None:
+            self.ranges[factor] = known
+            return known
+        width = _width(factor.type)
+        assert width is not None
+        return (-1, 0) if width == 1 else _signed_range(width)
+
+    def bounds(self, poly: Poly) -> tuple[int, int, int]:
+        """A static interval of `poly`, and a bound on every partial product and sum its
+        evaluation computes."""
+        low = high = magnitude = 0
+        for monomial, coefficient in poly.items():
+            lo = hi = coefficient
+            size = abs(coefficient)
+            for factor in monomial:
+                a, b = self.interval(factor)
+                corners = (lo * a, lo * b, hi * a, hi * b)
+                lo, hi = min(corners), max(corners)
+                size *= max(1, abs(a), abs(b))
+            low, high, magnitude = low + lo, high + hi, magnitude + size
+        return low, high, magnitude
+
+    def monomial(self, factors: Collection[SSAValue]) -> Monomial | None:
+        if sum(1 for f in factors if _inside(f, self.nest)) > 1:
+            return None  # not affine in the loop indices (the only nest values kept)
+        for f in factors:
+            self.order.setdefault(f, len(self.order))
+        return tuple(sorted(factors, key=self.order.__getitem__))
+
+    def poly(self, value: SSAValue) -> tuple[Poly, list[Condition]] | None:
+        """`value` as a polynomial, with the conditions that make it exact; None when it
+        is not affine in the loop indices or not known."""
+        if value not in self.memo:
+            self.memo[value] = self._poly(value)
+        return self.memo[value]
+
+    def _poly(self, value: SSAValue) -> tuple[Poly, list[Condition]] | None:
+        width = _width(value.type)
+        if width is None:
+            return None
+        number = _constant(value)
+        if number is not None:
+            return ({(): number} if number else {}), []
+        if not _inside(value, self.nest) or loop_range(value) is not None:
+            self.order.setdefault(value, len(self.order))
+            return {(value,): 1}, []  # a leaf, or a loop index of the nest
+        op = value.owner
+        if not isinstance(op, Operation):
+            return None  # a loop-carried value or an index with unknown bounds
+        operands = [self.poly(o) for o in op.operands]
+        if any(p is None for p in operands):
+            return None
+        polys = [p[0] for p in operands if p is not None]
+        conditions = [c for p in operands if p is not None for c in p[1]]
+        if isinstance(op, arith.AddiOp):
+            return _combine(polys[0], polys[1], 1), conditions
+        if isinstance(op, arith.SubiOp):
+            return _combine(polys[0], polys[1], -1), conditions
+        if isinstance(op, arith.MuliOp):
+            product = self.product(polys[0], polys[1])
+            return None if product is None else (product, conditions)
+        if isinstance(op, arith.ShLIOp):
+            shift = _constant(op.operands[1])
+            if shift is None or not 0 <= shift < width:
+                return None
+            return {m: c << shift for m, c in polys[0].items()}, conditions
+        if isinstance(op, arith.TruncIOp) or (
+            isinstance(op, arith.IndexCastOp) and width <= (_width(op.input.type) or 0)
+        ):
+            return polys[0], conditions  # modulo 2**width: still exact modulo
+        if isinstance(op, arith.ExtSIOp | arith.ExtUIOp | arith.IndexCastOp):
+            source = _width(op.operands[0].type)
+            assert source is not None
+            low, high = _signed_range(source)
+            if isinstance(op, arith.ExtUIOp):
+                low, high = 0, 2**source - 1
+            return polys[0], [*conditions, *self.within(polys[0], low, high)]
+        return None
+
+    def within(self, poly: Poly, low: int, high: int) -> list[Condition]:
+        """The condition that `poly` lies in [low, high], unless its static interval does."""
+        have_low, have_high, _ = self.bounds(poly)
+        return [] if low <= have_low <= have_high <= high else [Condition(poly, low, high)]
+
+    def mask(self, value: SSAValue) -> list[Condition] | None:
+        """Conditions under which the i1 `value` is true over the whole nest; None when
+        they cannot be stated."""
+        number = _constant(value)
+        if number is not None:
+            return [] if number else None
+        if not _inside(value, self.nest):
+            return [Condition({(value,): 1}, None, -1)]  # true reads as -1 (signed i1)
+        op = value.owner
+        if isinstance(op, arith.AndIOp):
+            parts = [self.mask(o) for o in op.operands]
+            return None if None in parts else [c for p in parts if p is not None for c in p]
+        if not isinstance(op, arith.CmpiOp):
+            return None
+        predicate = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        width = _width(op.lhs.type)
+        sides = [self.poly(o) for o in (op.lhs, op.rhs)]
+        if width is None or predicate not in _SIGNED_BOUND or sides[0] is None or sides[1] is None:
+            return None
+        low, high = _signed_range(width)
+        conditions = [c for side in sides if side is not None for c in side[1]]
+        for side in sides:
+            assert side is not None
+            conditions.extend(self.within(side[0], low, high))  # compared exactly
+        difference = _combine(sides[0][0], sides[1][0], -1)
+        return [*conditions, Condition(difference, *_SIGNED_BOUND[predicate])]
+
+    def product(self, p: Poly, q: Poly) -> Poly | None:
+        result: Poly = {}
+        for m1, c1 in p.items():
+            for m2, c2 in q.items():
+                monomial = self.monomial([*m1, *m2])
+                if monomial is None:
+                    return None
+                result[monomial] = result.get(monomial, 0) + c1 * c2
+        return {m: c for m, c in result.items() if c}
+
+
+_SIGNED_BOUND: dict[str, tuple[int | None, int | None]] = {
+    "slt": (None, -1),
+    "sle": (None, 0),
+    "sgt": (1, None),
+    "sge": (0, None),
+}
+"""The bounds on lhs - rhs under which a signed comparison holds."""
+
+
+def _combine(p: Poly, q: Poly, sign: int) -> Poly:
+    result = dict(p)
+    for m, c in q.items():
+        result[m] = result.get(m, 0) + sign * c
+    return {m: c for m, c in result.items() if c}
+
+
+def _pointer_chain(ptr: SSAValue, params: Collection[SSAValue]) -> tuple[SSAValue, list[SSAValue]]:
+    """The parameter `ptr` is derived from by `addptr`s, and their offsets."""
+    offsets = []
+    while ptr not in params:
+        owner = ptr.owner
+        if not isinstance(owner, blk.AddPtrOp) or owner.ptr.type != ptr.type:
+            raise LookupError
+        offsets.append(owner.offset)
+        ptr = owner.ptr
+    return ptr, offsets
+
+
+def analyse(
+    nest: scf.ForOp, params: Collection[SSAValue], size_of: Callable[[SSAValue], int]
+) -> NestRanges:
+    """The accesses of `nest` whose offsets can be checked before it and those whose masks
+    can, with the conditions that keep them inside their arrays and their masks true.
+    Requires constant bounds on `nest` itself (the loops over a block): nests with
+    run-time bounds (a K loop) get versioned inside."""
+    result = NestRanges()
+    if loop_range(nest.body.blocks[0].args[0]) is None:
+        return result
+    analysis = _Analysis(nest)
+    for op in nest.walk():
+        if not isinstance(op, _ACCESSES):
+            continue
+        mask = getattr(op, "mask", None)
+        if mask is not None:
+            conditions = _evaluable(analysis, analysis.mask(mask))
+            if conditions is not None:
+                result.unmasked.add(op)
+                result.masks.extend(conditions)
+        try:
+            param, offsets = _pointer_chain(op.ptr, params)
+        except LookupError:
+            continue
+        conditions = _evaluable(
+            analysis, _access_conditions(analysis, offsets, param, size_of(op.ptr))
+        )
+        if conditions is not None:
+            result.proven.add(op)
+            result.bounds.extend(conditions)
+    result.ranges = analysis.ranges
+    return result
+
+
+def _evaluable(analysis: _Analysis, conditions: list[Condition] | None) -> list[Condition] | None:
+    """`conditions`, unless evaluating one could overflow i64."""
+    if conditions is None or any(analysis.bounds(c.poly)[2] > _I64_LIMIT for c in conditions):
+        return None
+    return conditions
+
+
+def _access_conditions(
+    analysis: _Analysis, offsets: list[SSAValue], param: SSAValue, size: int
+) -> list[Condition] | None:
+    total: Poly = {}
+    conditions: list[Condition] = []
+    cap = _I64_LIMIT
+    for offset in offsets:
+        found = analysis.poly(offset)
+        width = _width(offset.type)
+        if found is None or width is None:
+            return None
+        poly, exact = found
+        conditions.extend(exact)
+        low, high = _signed_range(width)
+        if len(offsets) == 1:
+            cap = high  # the address check below implies the sign extension is exact
+        else:
+            conditions.extend(analysis.within(poly, low, high))
+        total = _combine(total, poly, 1)
+    conditions.append(Condition(total, 0, cap, param, size))
+    return conditions
+
+
+# ------------------------------------------------------------------------------------
+# The run-time check
+# ------------------------------------------------------------------------------------
+
+Number = ir.Value | int
+
+
+class _Emitter:
+    def __init__(self, builder: ir.IRBuilder, value_of: Callable[[SSAValue], ir.Value]):
+        self.b = builder
+        self.value_of = value_of
+        self.leaves: dict[SSAValue, ir.Value] = {}
+
+    def leaf(self, value: SSAValue) -> ir.Value:
+        if value not in self.leaves:
+            llvm_value = self.value_of(value)
+            width = llvm_value.type.width
+            self.leaves[value] = llvm_value if width == 64 else self.b.sext(llvm_value, I64)
+        return self.leaves[value]
+
+    def add(self, x: Number, y: Number) -> Number:
+        if isinstance(x, int) and isinstance(y, int):
+            return x + y
+        if isinstance(x, int) and x == 0:
+            return y
+        if isinstance(y, int) and y == 0:
+            return x
+        return self.b.add(_llvm(x), _llvm(y))
+
+    def mul(self, x: Number, y: Number) -> Number:
+        if isinstance(x, int) and isinstance(y, int):
+            return x * y
+        if isinstance(x, int) and x in (0, 1):
+            return 0 if x == 0 else y
+        if isinstance(y, int) and y in (0, 1):
+            return 0 if y == 0 else x
+        return self.b.mul(_llvm(x), _llvm(y))
+
+    def pick(self, name: str, x: Number, y: Number) -> Number:
+        if isinstance(x, int) and isinstance(y, int):
+            return min(x, y) if name == "smin" else max(x, y)
+        fn = self.b.module.globals.get(f"llvm.{name}.i64")
+        if not isinstance(fn, ir.Function):
+            fn = ir.Function(self.b.module, ir.FunctionType(I64, [I64, I64]), f"llvm.{name}.i64")
+        return self.b.call(fn, [_llvm(x), _llvm(y)])
+
+    def extremes(
+        self, poly: Poly, ranges: dict[SSAValue, tuple[int, int]]
+    ) -> tuple[Number, Number]:
+        """The smallest and largest value of `poly` over the loop indices' ranges."""
+        groups: dict[SSAValue | None, Number] = {}
+        for monomial, coefficient in poly.items():
+            index = next((f for f in monomial if f in ranges), None)
+            term: Number = coefficient
+            for factor in monomial:
+                if factor is not index:
+                    term = self.mul(term, self.leaf(factor))
+            groups[index] = self.add(groups.get(index, 0), term)
+        low = high = groups.pop(None, 0)
+        for index, coefficient in groups.items():
+            assert index is not None
+            first, last = ranges[index]
+            a, b = self.mul(coefficient, first), self.mul(coefficient, last)
+            low = self.add(low, self.pick("smin", a, b))
+            high = self.add(high, self.pick("smax", a, b))
+        return low, high
+
+
+def _llvm(x: Number) -> ir.Value:
+    return ir.Constant(I64, x) if isinstance(x, int) else x
+
+
+class RangeCheck:
+    """Emits the run-time test of conditions before a nest, sharing the extremes of the
+    polynomials between the tests. `indices` are the nest's loop indices (ranged over);
+    other values are read with `value_of`; `element_count(param, size)` is the length of a
+    parameter's array, as i64."""
+
+    def __init__(
+        self,
+        builder: ir.IRBuilder,
+        nest: NestRanges,
+        indices: Collection[SSAValue],
+        value_of: Callable[[SSAValue], ir.Value],
+        element_count: Callable[[SSAValue, int], ir.Value],
+    ):
+        self.emitter = _Emitter(builder, value_of)
+        self.ranges = {v: r for v, r in nest.ranges.items() if v in indices}
+        self.element_count = element_count
+        self.extremes: dict[frozenset[tuple[Monomial, int]], tuple[Number, Number]] = {}
+
+    def holds(self, conditions: list[Condition]) -> ir.Value:
+        """An i1 that is true when every one of `conditions` holds."""
+        b, e = self.emitter.b, self.emitter
+        result: ir.Value = ir.Constant(ir.IntType(1), 1)
+        for condition in conditions:
+            key = frozenset(condition.poly.items())
+            if key not in self.extremes:
+                self.extremes[key] = e.extremes(condition.poly, self.ranges)
+            low, high = self.extremes[key]
+            limit: Number | None = condition.high
+            if condition.param is not None:
+                count = self.element_count(condition.param, condition.size)
+                last = b.sub(count, ir.Constant(I64, 1))
+                limit = last if limit is None else e.pick("smin", last, limit)
+            if condition.low is not None:
+                result = b.and_(result, b.icmp_signed(">=", _llvm(low), _llvm(condition.low)))
+            if limit is not None:
+                result = b.and_(result, b.icmp_signed("<=", _llvm(high), _llvm(limit)))
+        return result
+
+
+def nest_indices(nest: scf.ForOp) -> Iterator[SSAValue]:
+    """The loop indices of `nest` and the loops inside it."""
+    for op in nest.walk():
+        if isinstance(op, scf.ForOp):
+            yield op.body.blocks[0].args[0]

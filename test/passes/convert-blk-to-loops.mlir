@@ -1,0 +1,71 @@
+// RUN: blk-opt --split-input-file %s -p to-strict,convert-blk-to-loops | filecheck %s
+
+// Softmax over one row: the load fuses with the maximum, the exponentials with their sum;
+// the division needs the whole sum, so it runs in a third loop.
+// CHECK-LABEL: func.func @softmax_row
+// CHECK:         %[[MAX:.*]] = scf.for
+// CHECK:           blk.load
+// CHECK:           blk.maximum
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[DEN:.*]] = scf.for
+// CHECK:           blk.sub %{{.*}}, %[[MAX]] : f32
+// CHECK:           blk.exp
+// CHECK:           blk.add
+// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    scf.for
+// CHECK:           blk.truediv %{{.*}}, %[[DEN]] : f32
+// CHECK:           blk.store
+// CHECK-NOT:     scf.for
+func.func @softmax_row(%x_ptr: !blk.ptr<f32>, %y_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %cols = blk.arange 0, 256 : tensor<256xi32>
+  %in = blk.addptr %x_ptr, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %x = blk.load %in : tensor<256x!blk.ptr<f32>>
+  %max = blk.reduce max, %x : tensor<256xf32> -> f32
+  %shifted = blk.sub %x, %max : tensor<256xf32>, f32 -> tensor<256xf32>
+  %num = blk.exp %shifted : tensor<256xf32>
+  %den = blk.reduce sum, %num : tensor<256xf32> -> f32
+  %y = blk.truediv %num, %den : tensor<256xf32>, f32 -> tensor<256xf32>
+  %out = blk.addptr %y_ptr, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  blk.store %out, %y : tensor<256x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// x - mean reads the buffer holding x where it is needed: no second buffer.
+// CHECK-LABEL: func.func @centered
+// CHECK-COUNT-1: memref.alloca
+// CHECK-NOT:     memref.alloca
+func.func @centered(%x_ptr: !blk.ptr<f32>, %y_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %cols = blk.arange 0, 256 : tensor<256xi32>
+  %in = blk.addptr %x_ptr, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %x = blk.load %in : tensor<256x!blk.ptr<f32>>
+  %total = blk.reduce sum, %x : tensor<256xf32> -> f32
+  %centered = blk.sub %x, %total : tensor<256xf32>, f32 -> tensor<256xf32>
+  %sq = blk.mul %centered, %centered : tensor<256xf32>
+  %out = blk.addptr %y_ptr, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  blk.store %out, %sq : tensor<256x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// A loop that writes arrays stays apart from one that reads them (they may overlap).
+// CHECK-LABEL: func.func @store_then_load
+// CHECK:         scf.for
+// CHECK:           blk.store
+// CHECK:         scf.for
+// CHECK:           blk.load
+func.func @store_then_load(%p: !blk.ptr<f32>, %q: !blk.ptr<f32>) attributes {blk.kernel} {
+  %cols = blk.arange 0, 256 : tensor<256xi32>
+  %ps = blk.addptr %p, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %qs = blk.addptr %q, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %x = blk.load %qs : tensor<256x!blk.ptr<f32>>
+  blk.store %ps, %x : tensor<256x!blk.ptr<f32>>
+  %y = blk.load %ps : tensor<256x!blk.ptr<f32>>
+  %s = blk.reduce sum, %y : tensor<256xf32> -> f32
+  blk.store %q, %s : !blk.ptr<f32>
+  func.return
+}
