@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from blkc.diagnostics import BlkcError, Diagnostic
 from blkc.kernel import compile as compile_module
+from blkc.targets import resolve as resolve_target
 from blkc.triton_c.codegen import generate
 from blkc.triton_c.lexer import Token, error
 from blkc.triton_c.parser import parse_constant, parse_unit
@@ -81,7 +82,8 @@ def compile(  # noqa: A001 - the public name mirrors blkc.compile
     """
     text, filename = read_source(source, filename)
     combos = candidates(defines or {})
-    targets = {"target": target, "num_warps": num_warps, "arch": arch}
+    # The target is resolved now ($BLKC_TARGET) so that the cache key names it.
+    targets = {"target": resolve_target(target), "num_warps": num_warps, "arch": arch}
     key = (text, filename, repr(combos), policy, opt, check_bounds, repr(targets))
     with _compiled_lock:
         if key in _compiled:

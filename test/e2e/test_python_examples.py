@@ -41,8 +41,13 @@ def example(name: str) -> ModuleType:
     return module
 
 
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
 @pytest.mark.parametrize("name", SMALL_SIZES)
-def test_example_matches_numpy_at_small_sizes(name: str) -> None:
+def test_example_matches_numpy_at_small_sizes(
+    name: str, target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On the CPU, and under cpu-simt: the GPU lowering run on the CPU."""
+    monkeypatch.setenv("BLKC_TARGET", target)
     rows = example(name).main(**SMALL_SIZES[name], repeat=1)
     assert rows
     for row in rows:

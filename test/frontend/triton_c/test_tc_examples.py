@@ -20,6 +20,13 @@ def example(name: str, **defines: object) -> TritonCKernel:
     return tc.compile(EXAMPLES / f"{name}.tc", defines=defines)[name]  # type: ignore[arg-type]
 
 
+@pytest.fixture(autouse=True, params=["cpu", "cpu-simt"])
+def target(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every example on the CPU, and under cpu-simt (the GPU lowering run on the CPU)."""
+    monkeypatch.setenv("BLKC_TARGET", request.param)
+    return str(request.param)
+
+
 @pytest.mark.parametrize(("n", "tm"), [(1, 64), (1000, 128), (4096, 1024), (5000, 512)])
 def test_vector_add(n: int, tm: int) -> None:
     x, y = rng.random(n, dtype=numpy.float32), rng.random(n, dtype=numpy.float32)
