@@ -778,16 +778,10 @@ class CodeGenerator:
                 return function(*plain, **{k: self.unwrap_constexpr(v) for k, v in kwargs.items()})
             except Exception as err:  # noqa: BLE001 - any Python error is the user's
                 raise self.error(f"{function.__name__}(): {err}") from None
-        if (
-            isinstance(function, tl.dtype)
-            or isinstance(function, type)
-            and issubclass(function, tl.constexpr)
-        ):
-            return (
-                function(*args)
-                if not isinstance(function, tl.dtype)
-                else self.error("a dtype is not callable; convert with x.to(dtype)")
-            )
+        if isinstance(function, type) and issubclass(function, tl.constexpr):
+            return function(*args)
+        if isinstance(function, tl.dtype):
+            raise self.error("a dtype is not callable; convert a value with x.to(dtype)")
         name = getattr(function, "__name__", repr(function))
         raise self.error(
             f"cannot call '{name}' in a kernel: kernels call tl functions and other "
