@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from blkc.broadcasting import BroadcastError
     from blkc.diagnostics import BlkcError
-    from blkc.jitfunction import Config, JITFunction, autotune, cdiv, heuristics, jit, next_power_of_2
+    from blkc.jitfunction import (
+        Config,
+        JITFunction,
+        autotune,
+        cdiv,
+        heuristics,
+        jit,
+        next_power_of_2,
+    )
     from blkc.kernel import Kernel, compile
     from blkc.passes.promotion.base import PromotionError
     from blkc.pipeline import parse, run_pipeline

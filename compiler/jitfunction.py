@@ -32,10 +32,11 @@ import numpy
 
 from blkc.language import core as tl
 
-_LAUNCH_OPTIONS = frozenset(
-    {"num_warps", "num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
+_IGNORED_OPTIONS = frozenset(
+    {"num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
 )
-"""Triton launch options accepted and ignored: they tune GPU code generation."""
+"""Triton launch options accepted and ignored: they tune GPU code generation blkc does
+not do (`num_warps` is used by the cpu-simt and ptx targets)."""
 
 
 def _is_constexpr_annotation(annotation: Any) -> bool:
@@ -66,8 +67,10 @@ class JITFunction:
         policy: str = "triton",
         do_not_specialize: Iterable[str | int] = (),
         check_bounds: bool | None = None,
+        target: str | None = None,
     ):
         self.fn = fn
+        self.target = target
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__module__ = fn.__module__
@@ -104,9 +107,17 @@ class JITFunction:
 
     # -- specialization ----------------------------------------------------------------
 
+    def _with_num_warps(self, kwargs: dict[str, Any], num_warps: int | None) -> dict[str, Any]:
+        """`kwargs`, plus `num_warps` when the kernel has a parameter of that name (Triton
+        passes the launch option to it too)."""
+        if num_warps is not None and "num_warps" in self.arg_names:
+            return {**kwargs, "num_warps": num_warps}
+        return kwargs
+
     def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-        options = {k: kwargs.pop(k) for k in list(kwargs) if k in _LAUNCH_OPTIONS}
-        del options
+        for name in _IGNORED_OPTIONS & kwargs.keys():
+            if name not in self.arg_names:  # a parameter of that name takes the value
+                del kwargs[name]
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as err:
@@ -158,7 +169,14 @@ class JITFunction:
             f"{type(value).__name__} to a kernel (pass arrays, numbers, None or dtypes)"
         )
 
-    def compile_for(self, arguments: dict[str, Any], policy: str | None = None) -> tuple[Any, list[Any]]:
+    def compile_for(
+        self,
+        arguments: dict[str, Any],
+        policy: str | None = None,
+        target: str | None = None,
+        num_warps: int | None = None,
+        arch: str | None = None,
+    ) -> tuple[Any, list[Any]]:
         """The compiled variant for `arguments` (by name) and the runtime arguments it
         takes, in order."""
         from blkc.kernel import compile_cached
@@ -171,9 +189,10 @@ class JITFunction:
         )
 
         def build() -> Any:
+            from xdsl.parser import Parser
+
             from blkc.frontend.python import build_module
             from blkc.pipeline import make_context
-            from xdsl.parser import Parser
 
             self.builds += 1
             ctx = make_context()
@@ -183,7 +202,12 @@ class JITFunction:
                 if spec.mlir is not None
             ]
             constants = {n: s.constant for n, s in specs.items() if s.mlir is None}
-            return build_module(self, params, constants, policy)
+            divisibility = [
+                16 if spec.hint == "True" else None
+                for spec in specs.values()
+                if spec.mlir is not None
+            ]
+            return build_module(self, params, constants, policy, divisibility)
 
         from blkc.frontend.python import parse_function
 
@@ -193,23 +217,48 @@ class JITFunction:
             policy=policy,
             filename=parse_function(self.fn).filename,
             check_bounds=self.check_bounds,
+            target=target or self.target,
+            num_warps=num_warps or 4,
+            arch=arch,
         )
         runtime = [arguments[n] for n, s in specs.items() if s.mlir is not None]
         return kernel, runtime
 
     # -- launching ---------------------------------------------------------------------
 
-    def run(self, *args: Any, grid: Any, policy: str | None = None, **kwargs: Any) -> None:
+    def run(
+        self,
+        *args: Any,
+        grid: Any,
+        policy: str | None = None,
+        target: str | None = None,
+        num_warps: int | None = None,
+        arch: str | None = None,
+        **kwargs: Any,
+    ) -> None:
         """Compile (once per specialization) and launch over `grid`."""
-        arguments = self._bind(args, kwargs)
-        kernel, runtime = self.compile_for(arguments, policy)
+        arguments = self._bind(args, self._with_num_warps(kwargs, num_warps))
+        kernel, runtime = self.compile_for(arguments, policy, target, num_warps, arch)
         kernel.run(grid, runtime, arguments)
 
-    def warmup(self, *args: Any, grid: Any = None, policy: str | None = None, **kwargs: Any) -> Any:
-        """Compile for these arguments without running; return the compiled `blkc.Kernel`
-        (whose `asm` maps stage names to text)."""
-        kernel, _ = self.compile_for(self._bind(args, kwargs), policy)
-        return kernel.prepare()
+    def warmup(
+        self,
+        *args: Any,
+        grid: Any = None,
+        policy: str | None = None,
+        target: str | None = None,
+        num_warps: int | None = None,
+        arch: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Compile for these arguments without running; return the compiled kernel (a
+        `blkc.Kernel`, or a `GpuKernel` for the ptx target), whose `asm` maps stage names
+        to text."""
+        from blkc.kernel import Kernel
+
+        arguments = self._bind(args, self._with_num_warps(kwargs, num_warps))
+        kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
+        return kernel.prepare() if isinstance(kernel, Kernel) else kernel
 
 
 def _hashable(value: Any) -> Any:
@@ -242,7 +291,9 @@ def _source_hash(fn: JITFunction) -> str:
                 if isinstance(target, JITFunction):
                     visit(target)
                 elif target is not None and hasattr(target, "__dict__"):
-                    for attr in (n.attr for n in ast.walk(parsed.tree) if isinstance(n, ast.Attribute)):
+                    for attr in (
+                        n.attr for n in ast.walk(parsed.tree) if isinstance(n, ast.Attribute)
+                    ):
                         member = getattr(target, attr, None)
                         if isinstance(member, JITFunction):
                             visit(member)
@@ -257,18 +308,25 @@ def jit(
     policy: str = "triton",
     do_not_specialize: Iterable[str | int] = (),
     check_bounds: bool | None = None,
+    target: str | None = None,
     **options: Any,
 ) -> Any:
     """Make `fn` a blkc kernel (``@blkc.jit`` or ``@blkc.jit(policy="numpy")``).
 
     `policy` is the promotion policy of its arithmetic (triton by default); ints named in
-    `do_not_specialize` are never compiled in; `check_bounds` as in `blkc.compile`. Other
-    Triton options (`debug`, `noinline`, ...) are accepted.
+    `do_not_specialize` are never compiled in; `check_bounds` and `target` (cpu, cpu-simt,
+    ptx; default `$BLKC_TARGET`, else cpu) as in `blkc.compile`. Other Triton options
+    (`debug`, `noinline`, ...) are accepted. Launches may also pass `policy=`, `target=`
+    and `num_warps=`.
     """
 
     def decorate(f: Callable[..., Any]) -> JITFunction:
         return JITFunction(
-            f, policy=policy, do_not_specialize=do_not_specialize, check_bounds=check_bounds
+            f,
+            policy=policy,
+            do_not_specialize=do_not_specialize,
+            check_bounds=check_bounds,
+            target=target,
         )
 
     return decorate(fn) if fn is not None else decorate
@@ -346,8 +404,12 @@ class Autotuner:
         self.fn.run(*args, grid=grid, **kwargs, **config.kwargs)
 
     def _tune(
-        self, args: Sequence[Any], kwargs: dict[str, Any], grid: Any,
-        arguments: dict[str, Any], key: tuple[Any, ...],
+        self,
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+        grid: Any,
+        arguments: dict[str, Any],
+        key: tuple[Any, ...],
     ) -> Config:
         if len(self.configs) == 1:
             return self.configs[0]
@@ -433,8 +495,13 @@ def autotune(
 
     def decorate(fn: Any) -> Autotuner:
         return Autotuner(
-            fn, list(configs), list(key), list(reset_to_zero or []), list(restore_value or []),
-            warmup, rep,
+            fn,
+            list(configs),
+            list(key),
+            list(reset_to_zero or []),
+            list(restore_value or []),
+            warmup,
+            rep,
         )
 
     return decorate

@@ -15,7 +15,7 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
@@ -30,8 +30,9 @@ from blkc.runtime import cache, launch
 from blkc.runtime.jit import CompiledModule, compile_ir
 from blkc.runtime.llvm_codegen import abi_type, emit_module
 
-LOWERING = "convert-blk-to-loops,lower-int-semantics,emulate-small-floats"
-"""The passes from strict blk IR to loop IR."""
+if TYPE_CHECKING:
+    from blkc.runtime.gpu_kernel import GpuKernel
+
 
 STAGES = ("loose", "strict", "loops", "llvm", "asm")
 """What `Kernel.asm` holds, in pipeline order."""
@@ -43,11 +44,12 @@ def to_strict_spec(policy: str | None, warn: bool = False) -> str:
     return f"to-strict{{{' '.join(options)}}}"
 
 
-def lower(module: ModuleOp, policy: str | None) -> tuple[str, str]:
-    """Run the whole pipeline on `module` in place; return the strict and loop IR text."""
+def lower(module: ModuleOp, policy: str | None, lowering: str) -> tuple[str, str]:
+    """Run the whole pipeline (`to-strict`, then the passes `lowering` names) on `module`
+    in place; return the strict and loop IR text."""
     run_pipeline(module, to_strict_spec(policy))
     strict = str(module)
-    run_pipeline(module, LOWERING)
+    run_pipeline(module, lowering)
     return strict, str(module)
 
 
@@ -173,10 +175,48 @@ def _ctype(t: object) -> type:
     return ctypes.c_float
 
 
-_cache: dict[str, Kernel] = {}
+_cache: dict[str, Kernel | GpuKernel] = {}
 builds = 0
 """How many kernels this process compiled from IR (not found in a cache)."""
 _cache_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _Options:
+    policy: str | None
+    kernel: str | None
+    opt: int
+    filename: str
+    check_bounds: bool
+    target: str
+    num_warps: int
+    arch: str | None
+
+    def key_parts(self) -> tuple[object, ...]:
+        parts: tuple[object, ...] = (self.policy, self.kernel, self.opt, self.check_bounds)
+        if self.target != "cpu":  # the CPU's keys stay as they were
+            parts += (self.target, self.num_warps, self.arch)
+        return parts
+
+
+def _options(
+    policy: str | None,
+    kernel: str | None,
+    opt: int,
+    filename: str,
+    check_bounds: bool | None,
+    target: str | None,
+    num_warps: int,
+    arch: str | None,
+) -> _Options:
+    from blkc import targets
+
+    if check_bounds is None:
+        check_bounds = os.environ.get("BLKC_CHECK_BOUNDS", "1") != "0"
+    chosen = targets.resolve(target)
+    if chosen == "ptx":
+        arch = targets.check_arch(arch)
+    return _Options(policy, kernel, opt, filename, check_bounds, chosen, num_warps, arch)
 
 
 def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
@@ -187,21 +227,26 @@ def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
     opt: int = 3,
     filename: str = "<string>",
     check_bounds: bool | None = None,
-) -> Kernel:
+    target: str | None = None,
+    num_warps: int = 4,
+    arch: str | None = None,
+) -> Kernel | GpuKernel:
     """Compile blk IR (text or a module) to a `Kernel`.
 
     `policy` overrides the module's `blk.policy`; `kernel` names the kernel when the module
     has several. `check_bounds` (default: on unless the environment variable
     `BLKC_CHECK_BOUNDS=0`) makes every memory access check its address against the arrays
     the kernel was given, skipping and reporting (IndexError) those outside: no kernel can
-    then corrupt or crash the process, at a cost on memory-bound kernels. User errors raise
-    `blkc.BlkcError` with located diagnostics. Kernels are cached in memory and on disk (see
-    `blkc.runtime.cache`).
+    then corrupt or crash the process, at a cost on memory-bound kernels. `target` (default
+    `$BLKC_TARGET`, else `cpu`) is `cpu`, `cpu-simt` (the GPU lowering of `num_warps` warps
+    per program, run on the CPU) or `ptx` (a `GpuKernel` for `arch`, default sm_90; see
+    `blkc.targets`). User errors raise `blkc.BlkcError` with located diagnostics. Kernels
+    are cached in memory and on disk (see `blkc.runtime.cache`).
     """
-    check_bounds = _check_bounds(check_bounds)
+    options = _options(policy, kernel, opt, filename, check_bounds, target, num_warps, arch)
     text = source if isinstance(source, str) else str(source)
-    key = cache.key(text, policy, kernel, opt, check_bounds)
-    return _compile_keyed(key, lambda: (source, text), policy, kernel, opt, filename, check_bounds)
+    key = cache.key(text, *options.key_parts())
+    return _compile_keyed(key, lambda: (source, text), options)
 
 
 def compile_cached(
@@ -212,65 +257,67 @@ def compile_cached(
     opt: int = 3,
     filename: str = "<string>",
     check_bounds: bool | None = None,
-) -> Kernel:
+    target: str | None = None,
+    num_warps: int = 4,
+    arch: str | None = None,
+) -> Kernel | GpuKernel:
     """Compile the module `build()` returns, unless a kernel for `key_parts` is cached (in
     memory or on disk), in which case `build` is not called. Frontends key on their source
-    and specialization, so a warm cache skips building IR too."""
-    check_bounds = _check_bounds(check_bounds)
-    key = cache.key("frontend", *key_parts, policy, opt, check_bounds)
+    and specialization, so a warm cache skips building IR too. Options as in `compile`."""
+    options = _options(policy, None, opt, filename, check_bounds, target, num_warps, arch)
+    key = cache.key("frontend", *key_parts, *options.key_parts())
 
     def source() -> tuple[ModuleOp, str]:
         module = build()
         return module, str(module)
 
-    return _compile_keyed(key, source, policy, None, opt, filename, check_bounds)
-
-
-def _check_bounds(check_bounds: bool | None) -> bool:
-    if check_bounds is None:
-        return os.environ.get("BLKC_CHECK_BOUNDS", "1") != "0"
-    return check_bounds
+    return _compile_keyed(key, source, options)
 
 
 def _compile_keyed(
-    key: str,
-    source: Callable[[], tuple[str | ModuleOp, str]],
-    policy: str | None,
-    kernel: str | None,
-    opt: int,
-    filename: str,
-    check_bounds: bool,
-) -> Kernel:
+    key: str, source: Callable[[], tuple[str | ModuleOp, str]], options: _Options
+) -> Kernel | GpuKernel:
     with _cache_lock:
         if key in _cache:
             return _cache[key]
-    compiled = _from_disk(key, opt)
+    gpu = options.target == "ptx"
+    compiled = _gpu_from_disk(key) if gpu else _from_disk(key, options.opt)
     if compiled is None:
         module, text = source()
-        compiled = _build(module, text, policy, kernel, opt, filename, key, check_bounds)
+        compiled = _build(module, text, options, key)
+        if gpu:
+            cache.store_meta(key, compiled.to_meta())  # type: ignore[union-attr]
     with _cache_lock:
         _cache[key] = compiled
     return compiled
 
 
-def _build(
-    source: str | ModuleOp,
-    text: str,
-    policy: str | None,
-    kernel: str | None,
-    opt: int,
-    filename: str,
-    key: str,
-    check_bounds: bool,
-) -> Kernel:
+def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Kernel | GpuKernel:
+    from blkc import targets
+
     global builds
     builds += 1
-    module = parse(text, filename) if isinstance(source, str) else source.clone()
-    name = _pick_kernel(module, kernel)
+    module = parse(text, options.filename) if isinstance(source, str) else source.clone()
+    name = _pick_kernel(module, options.kernel)
     params = _params(module, name)  # with signedness, which lowering removes
-    strict, loops = lower(module, policy)
+    lowering = targets.lowering(options.target, options.num_warps)
+    strict, loops = lower(module, options.policy, lowering)
+    if options.target == "ptx":
+        from blkc.runtime.gpu_kernel import build_gpu_kernel
+
+        stages = {"loose": text, "strict": strict, "loops": loops}
+        assert options.arch is not None
+        return build_gpu_kernel(
+            module,
+            name,
+            params,
+            stages,
+            arch=options.arch,
+            num_warps=options.num_warps,
+            opt=options.opt,
+        )
     variants = {
-        noalias: emit_module(module, noalias=noalias, check_bounds=check_bounds)
+        noalias: emit_module(module, noalias=noalias, check_bounds=options.check_bounds)
         for noalias in (True, False)
     }
     signature = variants[True].kernels[name]
@@ -284,7 +331,7 @@ def _build(
         signature.accesses,
         {noalias: emitted.llvm_ir for noalias, emitted in variants.items()},
         stages,
-        opt,
+        options.opt,
         key,
     )
     cache.store_meta(
@@ -301,6 +348,18 @@ def _build(
         },
     )
     return built
+
+
+def _gpu_from_disk(key: str) -> GpuKernel | None:
+    from blkc.runtime.gpu_kernel import GpuKernel
+
+    meta = cache.load_meta(key)
+    if meta is None:
+        return None
+    try:
+        return GpuKernel.from_meta(meta)
+    except (KeyError, TypeError, ValueError, ParseError):
+        return None  # a damaged entry: compile again
 
 
 def _from_disk(key: str, opt: int) -> Kernel | None:

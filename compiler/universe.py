@@ -17,4 +17,12 @@ def _blk_dialect() -> Dialect:
     return Blk
 
 
-BLKC_UNIVERSE = Universe(all_dialects={"blk": _blk_dialect}, all_passes=get_all_passes())
+def _simt_dialect() -> Dialect:
+    from blkc.dialects.simt import Simt
+
+    return Simt
+
+
+BLKC_UNIVERSE = Universe(
+    all_dialects={"blk": _blk_dialect, "simt": _simt_dialect}, all_passes=get_all_passes()
+)

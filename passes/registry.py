@@ -15,9 +15,14 @@ _PASSES: dict[str, str] = {
     "blk-verify-strict": "blkc.passes.verify_strict:VerifyStrictPass",
     "warn-lossy-casts": "blkc.passes.warn_lossy_casts:WarnLossyCastsPass",
     "to-strict": "blkc.passes.to_strict:ToStrictPipeline",
+    "carry-pointer-offsets": "blkc.passes.carry_pointer_offsets:CarryPointerOffsetsPass",
     "convert-blk-to-loops": "blkc.passes.convert_blk_to_loops:ConvertBlkToLoopsPass",
     "lower-int-semantics": "blkc.passes.lower_int_semantics:LowerIntSemanticsPass",
     "emulate-small-floats": "blkc.passes.emulate_small_floats:EmulateSmallFloatsPass",
+    "convert-blk-to-simt": "blkc.passes.convert_blk_to_simt:ConvertBlkToSimtPass",
+    "convert-simt-to-thread-loops": (
+        "blkc.passes.convert_simt_to_thread_loops:ConvertSimtToThreadLoopsPass"
+    ),
 }
 
 

@@ -3,6 +3,14 @@
     blkc kernel.mlir --emit=strict              # loose | strict | loops | llvm | asm
     blkc kernel.mlir --policy=numpy --emit=loops
     blkc kernel.mlir --run --grid 16 --size 16384
+    blkc kernel.py --kernel add_kernel -DBLOCK_SIZE=1024 --emit=strict
+    blkc kernel.py -DBLOCK=64 --signature 'x_ptr=*fp16,n=i64' --emit=loose
+    blkc kernel.tc -DTM=64 --emit=loose         # Triton-C; -DTM=[64,128] autotunes on --run
+
+For a Python file, the `@blkc.jit` kernel is compiled for `-D` values of its
+`tl.constexpr` parameters (else their defaults) and for `--signature` types of the others:
+a parameter whose name ends in `ptr` (or starts with a capital, as Triton's tutorials name
+tensors) defaults to `*fp32`, any other to `i32`.
 
 `--run` gives every pointer argument a random array of `--size` elements and every
 integer argument the value `--size` (float arguments 1.0), launches the grid, and prints
@@ -16,22 +24,43 @@ import sys
 import time
 from pathlib import Path
 
-EMIT_STAGES = ("loose", "strict", "loops", "llvm", "asm")
+EMIT_STAGES = ("loose", "strict", "loops", "llvm", "asm", "ptx")
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="blkc", description="Compile blk kernels to native code and run them."
     )
-    parser.add_argument("file", type=Path, help="a .mlir file of blk IR")
+    parser.add_argument(
+        "file", type=Path, help="a .mlir file of blk IR, a .py file of kernels, or a .tc file"
+    )
     parser.add_argument("--emit", choices=EMIT_STAGES, help="print this stage of the pipeline")
     parser.add_argument("--run", action="store_true", help="run the kernel on generated inputs")
     parser.add_argument("--policy", help="promotion policy (default: the module's, else triton)")
     parser.add_argument("--kernel", help="the kernel to compile when the file has several")
     parser.add_argument("-O", dest="opt", type=int, choices=(0, 1, 2, 3), default=3)
-    parser.add_argument("--target", choices=("cpu",), default="cpu")
+    parser.add_argument(
+        "--target",
+        choices=("cpu", "cpu-simt", "ptx"),
+        help="cpu (default, or $BLKC_TARGET), cpu-simt (the GPU lowering run on the CPU), ptx",
+    )
+    parser.add_argument("--arch", help="the GPU architecture for --target=ptx (default sm_90)")
+    parser.add_argument("--num-warps", type=int, default=4, help="warps per program on GPUs")
     parser.add_argument("--grid", type=int, nargs="+", default=[1], help="grid for --run")
     parser.add_argument("--size", type=int, default=4096, help="array size for --run")
+    parser.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a compile-time value (a tl.constexpr parameter, or a Triton-C macro)",
+    )
+    parser.add_argument(
+        "--signature",
+        default="",
+        help="Python kernels: parameter types, 'name=*fp32,n=i64' (Triton's type names)",
+    )
     return parser
 
 
@@ -39,31 +68,100 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from blkc.diagnostics import BlkcError
 
-    if args.file.suffix != ".mlir":
-        print(f"blkc: error: {args.file}: only .mlir input is supported so far", file=sys.stderr)
-        return 1
-    try:
-        text = args.file.read_text()
-    except OSError as err:
-        print(f"blkc: error: cannot read {args.file}: {err.strerror}", file=sys.stderr)
-        return 1
-    import blkc
-
-    try:
-        kernel = blkc.compile(
-            text, policy=args.policy, kernel=args.kernel, opt=args.opt, filename=str(args.file)
+    compilers = {".mlir": _compile_mlir, ".py": _compile_python, ".tc": _compile_triton_c}
+    if args.file.suffix not in compilers:
+        print(
+            f"blkc: error: {args.file}: expected a {', '.join(compilers)} file", file=sys.stderr
         )
-        if args.emit:
-            print(kernel.asm[args.emit], end="" if args.emit in ("llvm", "asm") else "\n")
-        if args.run:
-            _run(kernel, args.grid, args.size)
+        return 1
+    if not args.file.is_file():
+        print(f"blkc: error: cannot read {args.file}: no such file", file=sys.stderr)
+        return 1
+    try:
+        compiled = compilers[args.file.suffix](args)
+        if len(compiled) > 1 and args.run:
+            raise ValueError(
+                f"{args.file} has several kernels ({', '.join(compiled)}): name the one to run "
+                "with --kernel"
+            )
+        for name, kernel in compiled.items():
+            if len(compiled) > 1 and args.emit:
+                print(f"// ----- kernel {name} -----")
+            _output(kernel, args)
     except BlkcError as err:
         print(err, file=sys.stderr)
         return 1
-    except (TypeError, ValueError, AssertionError) as err:
+    except (TypeError, ValueError, AssertionError, IndexError, OverflowError) as err:
         print(f"blkc: error: {err}", file=sys.stderr)
         return 1
     return 0
+
+
+def _output(kernel: object, args: argparse.Namespace) -> None:
+    """Print the stage `--emit` asks for, then `--run` the kernel."""
+    if args.emit:
+        stages = kernel.asm  # type: ignore[attr-defined]
+        if args.emit not in stages:
+            raise ValueError(
+                f"--emit={args.emit} is not a stage of this target (stages: "
+                f"{', '.join(stages)}); --target=ptx emits ptx, the CPU targets asm"
+            )
+        print(stages[args.emit], end="" if args.emit in ("llvm", "asm", "ptx") else "\n")
+    if args.run:
+        _run(kernel, args.grid, args.size)
+
+
+def _compile_mlir(args: argparse.Namespace) -> dict[str, object]:
+    import blkc
+
+    kernel = blkc.compile(
+        args.file.read_text(),
+        policy=args.policy,
+        kernel=args.kernel,
+        opt=args.opt,
+        filename=str(args.file),
+        **_target_options(args),
+    )
+    return {kernel.name: kernel}
+
+
+def _target_options(args: argparse.Namespace) -> dict[str, object]:
+    return {"target": args.target, "arch": args.arch, "num_warps": args.num_warps}
+
+
+def _compile_python(args: argparse.Namespace) -> dict[str, object]:
+    from blkc.frontend.cli import compile_file
+
+    return compile_file(
+        args.file,
+        args.kernel,
+        args.defines,
+        args.signature,
+        args.size,
+        policy=args.policy,
+        **_target_options(args),
+    )
+
+
+def _compile_triton_c(args: argparse.Namespace) -> dict[str, object]:
+    """A Triton-C file's kernels (the one `--kernel` names, else all), for the `-D`
+    defines; a list value (`-DTM=[64,128]`) makes candidates that `--run` times, and
+    `--emit` shows the first."""
+    from blkc import triton_c
+
+    defines = dict(triton_c.parse_define(d) for d in args.defines)
+    kernels = triton_c.compile(
+        args.file,
+        defines=defines,
+        policy=args.policy or "triton",
+        opt=args.opt,
+        **_target_options(args),
+    )
+    if args.kernel is None:
+        return dict(kernels)
+    if args.kernel not in kernels:
+        raise ValueError(f"{args.file} has no kernel '{args.kernel}' ({', '.join(kernels)})")
+    return {args.kernel: kernels[args.kernel]}
 
 
 def _run(kernel: object, grid: list[int], size: int) -> None:

@@ -22,7 +22,9 @@ from contextlib import contextmanager
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     FileLineColLoc,
     FunctionType,
     IntAttr,
@@ -95,6 +97,9 @@ UNARY_OPS: dict[str, type[blk.UnaryOp]] = {
 """The unary elementwise ops (and float functions) by name."""
 
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+DIVISIBILITY = "blk.divisibility"
+"""The argument attribute saying that an int parameter is a multiple of a power of two."""
 
 ValueLike = SSAValue | Operation
 
@@ -170,10 +175,16 @@ class IRBuilder:
     # -- kernels -----------------------------------------------------------------------
 
     def begin_kernel(
-        self, name: str, params: Sequence[tuple[str, Attribute]], kernel: bool = True
+        self,
+        name: str,
+        params: Sequence[tuple[str, Attribute]],
+        kernel: bool = True,
+        divisibility: Sequence[int | None] = (),
     ) -> list[SSAValue]:
         """Start the function `name` (a `blk.kernel` unless `kernel` is false); return its
-        arguments. Everything built until `end_kernel` goes into its body."""
+        arguments. Everything built until `end_kernel` goes into its body. `divisibility`
+        gives, per parameter, a power of two its value is known to be a multiple of (the
+        `blk.divisibility` argument attribute, which the GPU lowering uses), or None."""
         body = Block(arg_types=[t for _, t in params])
         for arg, (arg_name, _) in zip(body.args, params, strict=True):
             if arg_name.isidentifier():
@@ -181,6 +192,13 @@ class IRBuilder:
         function = func.FuncOp(
             name, FunctionType.from_lists([t for _, t in params], []), Region(body)
         )
+        if any(d is not None for d in divisibility):
+            function.arg_attrs = ArrayAttr(
+                [
+                    DictionaryAttr({} if d is None else {DIVISIBILITY: IntegerAttr(d, i32)})
+                    for d in (*divisibility, *[None] * (len(params) - len(divisibility)))
+                ]
+            )
         if kernel:
             function.attributes[blk.KERNEL_ATTR] = UnitAttr()
         self.add(function)
@@ -404,6 +422,16 @@ class IRBuilder:
         if list(order) == list(range(rank)):
             return value
         return self._value(blk.PermuteOp(value, order))
+
+    def hint(self, value: SSAValue, name: str, amount: int) -> None:
+        """Record on the op defining `value` that along its last dimension it comes in runs
+        of `amount` (`name`: contiguity, constancy) or that its first elements are
+        multiples of `amount` (divisibility): what `tl.max_contiguous`,
+        `tl.max_constancy` and `tl.multiple_of` say. Values without a defining op (kernel
+        arguments) and weak literals keep no hint."""
+        owner = value.owner
+        if isinstance(owner, Operation) and not self.is_weak(value):
+            owner.attributes[f"blk.{name}"] = IntegerAttr(amount, i32)
 
     # -- grid and ranges ---------------------------------------------------------------
 

@@ -880,14 +880,16 @@ def build_module(
     params: Sequence[tuple[str, Attribute]],
     constants: dict[str, Any],
     policy: str,
+    divisibility: Sequence[int | None] = (),
 ) -> ModuleOp:
     """The loose blk IR of kernel `fn` with runtime parameters `params` (name, type) and
-    the compile-time values `constants` of the others."""
+    the compile-time values `constants` of the others; `divisibility` as
+    `IRBuilder.begin_kernel` takes it (ints specialised as multiples of 16)."""
     parsed = parse_function(fn.fn)
     ir = IRBuilder(policy, parsed.filename)
     tree = parsed.tree
     with ir.located(tree.lineno + parsed.line_offset, tree.col_offset + 1 + parsed.col_offset):
-        handles = ir.begin_kernel(fn.__name__, params)
+        handles = ir.begin_kernel(fn.__name__, params, divisibility=divisibility)
     env: dict[str, Any] = dict(constants)
     env.update({name: tl.tensor(h) for (name, _), h in zip(params, handles, strict=True)})
     generator = CodeGenerator(ir, parsed, env)

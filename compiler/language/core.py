@@ -616,22 +616,34 @@ def cdiv(x: Any, div: Any, *, _semantic: CodeGenerator) -> Any:
     return s.wrap(ir.binary("floordiv", top, s.value(div, "div")))
 
 
+def _hint(value: Any, amounts: Any, name: str, sem: CodeGenerator) -> Any:
+    """`value`, its defining op marked with the hint `name` (the last dimension's amount,
+    as the GPU lowering reads it)."""
+    amounts = sem.constant(amounts, f"the {name} hint")
+    amount = amounts[-1] if isinstance(amounts, list | tuple) else amounts
+    if not isinstance(amount, int) or amount <= 0:
+        raise sem.error(f"a {name} hint must be a positive integer, got {amounts!r}")
+    if isinstance(value, tensor):
+        sem.ir.hint(value.handle, name, amount)
+    return value
+
+
 @builtin
 def multiple_of(input: Any, values: Any, *, _semantic: CodeGenerator) -> Any:  # noqa: A002
     """A hint that the elements of `input` are multiples of `values`; returns `input`."""
-    return input
+    return _hint(input, values, "divisibility", _semantic)
 
 
 @builtin
 def max_contiguous(input: Any, values: Any, *, _semantic: CodeGenerator) -> Any:  # noqa: A002
     """A hint that `input` holds runs of `values` consecutive elements; returns `input`."""
-    return input
+    return _hint(input, values, "contiguity", _semantic)
 
 
 @builtin
 def max_constancy(input: Any, values: Any, *, _semantic: CodeGenerator) -> Any:  # noqa: A002
     """A hint that `input` holds runs of `values` equal elements; returns `input`."""
-    return input
+    return _hint(input, values, "constancy", _semantic)
 
 
 @builtin

@@ -97,7 +97,7 @@ class _Generator:
     def kernel(self, function: Function) -> ModuleOp:
         self.at(function.token)
         types = [(p.name, _xdsl_type(p.type)) for p in function.params]
-        args = self.b.begin_kernel(function.name, types)
+        args = self.b.begin_kernel(function.name, types, divisibility=_divisibility(function))
         self.scopes.append({})
         for param, arg in zip(function.params, args, strict=True):
             self.declare(param.token, Variable(param.name, param.type, (), arg))
@@ -740,3 +740,13 @@ def _names_read(expr: Expr | None) -> set[str]:
         case Subscript(base=a, items=items):
             return _names_read(a).union(*(_names_read(i) for i in items if isinstance(i, Expr)))
     return set()
+
+
+def _divisibility(function: Function) -> list[int | None]:
+    """Each parameter's `__multipleof(N)` (ints) or `__aligned(N)` (pointers, in bytes) as
+    the largest power of two dividing N, for the GPU lowering; None without a hint."""
+    found: list[int | None] = []
+    for param in function.params:
+        amount = param.attributes.get("__multipleof") or param.attributes.get("__aligned")
+        found.append(amount & -amount if amount else None)
+    return found

@@ -79,22 +79,33 @@ def run_compiled(
     filename: str = "kernel.mlir",
     *,
     check_calls: bool = True,
+    target: str = "cpu",
 ) -> list[Array]:
-    """Compile and launch the kernel of `text` over `grid` on copies of `args`; return the
-    array arguments afterwards, in order.
+    """Compile (for `target`, one of `TARGETS`) and launch the kernel of `text` over `grid`
+    on copies of `args`; return the array arguments afterwards, in order.
 
     Code that calls a function this process lacks would crash it (MCJIT resolves the
     symbol to address 0): with `check_calls`, such a kernel fails here, with the
     symbol's name, instead (at the price of emitting its assembly, a quarter of the
     compile time).
     """
-    kernel = blkc.compile(text, filename=filename)
+    kernel = compile_for(text, filename, target)
     if check_calls:
         missing = missing_symbols(kernel.asm["asm"])
         assert not missing, f"the compiled code calls {', '.join(missing)}, which is missing"
     copies = _copies(args)
     kernel[grid](*copies)
     return _arrays(copies)
+
+
+TARGETS = ("cpu", "cpu-simt")
+"""The targets that run on this machine: each must agree with the interpreter."""
+
+
+def compile_for(text: str, filename: str, target: str) -> blkc.Kernel:
+    kernel = blkc.compile(text, target=target, filename=filename)
+    assert isinstance(kernel, blkc.Kernel)
+    return kernel
 
 
 _CALLED_SYMBOL = re.compile(r"^\s*movabsq\s+\$([A-Za-z_][\w.$]*),", re.MULTILINE)
@@ -117,10 +128,12 @@ def run_both(
     filename: str = "kernel.mlir",
     *,
     check_calls: bool = True,
+    target: str = "cpu",
 ) -> tuple[list[Array], list[Array]]:
     """`run_interpreted` and `run_compiled`: each side on fresh copies of `args`."""
     interpreted = run_interpreted(text, grid, args, filename)
-    return interpreted, run_compiled(text, grid, args, filename, check_calls=check_calls)
+    compiled = run_compiled(text, grid, args, filename, check_calls=check_calls, target=target)
+    return interpreted, compiled
 
 
 def unit_roundoff(dtype: np.dtype[Any]) -> float:

@@ -99,7 +99,7 @@ def kernel(inputs: list[DType], results: list[Result], n: int) -> str:
     return f"func.func @edges({', '.join(params)}) attributes {{blk.kernel}} {{\n{body}\n}}\n"
 
 
-def check(inputs: list[Array], results: list[Result]) -> None:
+def check(inputs: list[Array], results: list[Result], target: str) -> None:
     """Run the kernel both ways on `inputs`; compare every result."""
     n = inputs[0].size
     text = kernel([dtypes.from_numpy(a.dtype) for a in inputs], results, n)
@@ -107,7 +107,7 @@ def check(inputs: list[Array], results: list[Result]) -> None:
     # Without the check for missing functions: these kernels are big, and the random
     # kernels, with the check, convert between the same dtypes.
     interpreted, compiled = run_both(
-        text, (1,), [*inputs, *outputs], "edges.mlir", check_calls=False
+        text, (1,), [*inputs, *outputs], "edges.mlir", check_calls=False, target=target
     )
     for k, result in enumerate(results):
         position = len(inputs) + k
@@ -122,13 +122,13 @@ def check(inputs: list[Array], results: list[Result]) -> None:
 
 
 @pytest.mark.parametrize("d", ALL_DTYPES, ids=str)
-def test_binary_ops_on_every_pair_of_edge_values(d: DType) -> None:
+def test_binary_ops_on_every_pair_of_edge_values(d: DType, target: str) -> None:
     edges = edge_values(d.numpy)
     lhs, rhs = (a.reshape(-1) for a in np.meshgrid(edges, edges, indexing="ij"))
-    check([lhs, rhs], binary_results(d, lhs.size))
+    check([lhs, rhs], binary_results(d, lhs.size), target)
 
 
 @pytest.mark.parametrize("d", ALL_DTYPES, ids=str)
-def test_unary_ops_and_casts_of_every_edge_value(d: DType) -> None:
+def test_unary_ops_and_casts_of_every_edge_value(d: DType, target: str) -> None:
     x = edge_values(d.numpy)
-    check([x], unary_results(d, x.size))
+    check([x], unary_results(d, x.size), target)

@@ -142,10 +142,12 @@ def test_every_example_has_a_case() -> None:
 
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("example", sorted(CASES))
-def test_compiled_example_matches_the_interpreter(example: str, seed: int) -> None:
+def test_compiled_example_matches_the_interpreter(example: str, seed: int, target: str) -> None:
     path = EXAMPLES / example
     case = CASES[example](np.random.default_rng(seed))
-    interpreted, compiled = run_both(path.read_text(), case.grid, case.args, str(path))
+    interpreted, compiled = run_both(
+        path.read_text(), case.grid, case.args, str(path), target=target
+    )
     array_positions = [i for i, a in enumerate(case.args) if isinstance(a, np.ndarray)]
     for position, i, c in zip(array_positions, interpreted, compiled, strict=True):
         assert_same(f"{example} argument {position}", i, c, case.bounds.get(position))

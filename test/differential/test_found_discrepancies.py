@@ -16,7 +16,7 @@ import pytest
 
 from blkc import dtypes
 
-from .harness import Argument, assert_same, run_both
+from .harness import TARGETS, Argument, assert_same, run_both
 
 
 def one_in_one_out(source: str, result: str, body: str) -> str:
@@ -37,10 +37,12 @@ def one_in_one_out(source: str, result: str, body: str) -> str:
 
 
 def check(text: str, args: list[Argument]) -> None:
-    """Run the kernel of `text` both ways on `args`; every array bit for bit."""
-    interpreted, compiled = run_both(text, (1,), args)
-    for position, (i, c) in enumerate(zip(interpreted, compiled, strict=True)):
-        assert_same(f"array {position}", i, c)
+    """Run the kernel of `text` both ways, compiled for every target, on `args`; every
+    array bit for bit."""
+    for target in TARGETS:
+        interpreted, compiled = run_both(text, (1,), args, target=target)
+        for position, (i, c) in enumerate(zip(interpreted, compiled, strict=True)):
+            assert_same(f"array {position} ({target})", i, c)
 
 
 # --------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, note, settings
 
 from .harness import (
+    TARGETS,
     Array,
     assert_between,
     assert_same,
@@ -55,13 +56,20 @@ def check_kernel(kernel: GeneratedKernel) -> None:
         for direction in (-1, 1):
             with exp_nudged(direction):
                 runs.append(run_interpreted(kernel.text, kernel.grid, kernel.args, FILENAME))
-    compiled = run_compiled(kernel.text, kernel.grid, kernel.args, FILENAME)
+    for target in TARGETS:
+        compiled = run_compiled(kernel.text, kernel.grid, kernel.args, FILENAME, target=target)
+        _compare(kernel, runs, compiled, target)
+
+
+def _compare(
+    kernel: GeneratedKernel, runs: list[list[Array]], compiled: list[Array], target: str
+) -> None:
     positions = [p for p, a in enumerate(kernel.args) if isinstance(a, np.ndarray)]
     index = {p: k for k, p in enumerate(positions)}
     checks = {o.position: o for o in kernel.outputs}
     for position in positions:
         k = index[position]
-        name = f"argument {position}"
+        name = f"argument {position} ({target})"
         output = checks.get(position, Output(position, "exact"))
         if output.check in ("exact", "zeros-equal"):
             assert_same(name, runs[0][k], compiled[k], signed_zeros=output.check == "exact")

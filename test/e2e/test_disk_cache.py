@@ -50,3 +50,22 @@ def test_cache_can_be_turned_off(tmp_path: Path) -> None:
         )
         assert out.stdout.split()[0] == "1"
     assert not any(tmp_path.iterdir())
+
+
+PTX_PROGRAM = f"""
+import blkc, blkc.kernel
+kernel = blkc.compile(open({str(EXAMPLE)!r}).read(), target="ptx", arch="sm_80")
+print(blkc.kernel.builds, ".target sm_80" in kernel.asm["ptx"])
+"""
+
+
+def test_ptx_kernels_are_cached_on_disk_too(tmp_path: Path) -> None:
+    env = {**os.environ, "BLKC_CACHE_DIR": str(tmp_path)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", PTX_PROGRAM], env=env, check=True, capture_output=True,
+            text=True,
+        ).stdout.split()
+        for _ in range(2)
+    ]
+    assert runs == [["1", "True"], ["0", "True"]]

@@ -1,0 +1,143 @@
+"""Launching PTX kernels through the CUDA driver API (`cuda-python`), where a GPU exists.
+
+Arguments: objects exposing `__cuda_array_interface__` (CuPy, Numba, PyTorch CUDA
+tensors) are device arrays, passed as pointers; NumPy arrays are copied to the device
+before the launch and back after it (a convenience for tests, not for speed); numbers
+are scalars of the parameter's type (small floats travel as float64, as on the CPU).
+Every pointer must be 16-byte aligned (the driver's allocations are), which the PTX may
+assume. `available()` says whether a launch can work here; without `cuda-python`, a
+driver or a device, a launch raises RuntimeError.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+import numpy
+
+from blkc.dialects.types import PtrType
+from blkc.runtime import launch as host_launch
+
+if TYPE_CHECKING:
+    from blkc.runtime.gpu_kernel import GpuKernel
+
+_lock = threading.Lock()
+_functions: dict[tuple[int, str], Any] = {}
+
+
+@cache
+def _driver() -> Any:
+    """`cuda.bindings.driver`, initialized, with the primary context of device 0 current."""
+    try:
+        from cuda.bindings import driver
+    except ImportError as err:
+        raise RuntimeError(
+            "launching on the GPU needs cuda-python (pip install cuda-python)"
+        ) from err
+    _check(driver, driver.cuInit(0))
+    (count,) = _check(driver, driver.cuDeviceGetCount())
+    if count == 0:
+        raise RuntimeError("no CUDA device")
+    (device,) = _check(driver, driver.cuDeviceGet(0))
+    (context,) = _check(driver, driver.cuDevicePrimaryCtxRetain(device))
+    _check(driver, driver.cuCtxSetCurrent(context))
+    return driver
+
+
+def _check(driver: Any, result: tuple[Any, ...]) -> tuple[Any, ...]:
+    status, *values = result
+    if status != driver.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"CUDA driver error: {status}")
+    return tuple(values)
+
+
+def available() -> bool:
+    """Whether kernels can be launched here (cuda-python, a driver and a device)."""
+    try:
+        _driver()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _function(kernel: GpuKernel) -> Any:
+    driver = _driver()
+    key = (id(kernel), kernel.name)
+    with _lock:
+        if key not in _functions:
+            (module,) = _check(driver, driver.cuModuleLoadData(kernel.asm["ptx"].encode() + b"\0"))
+            (fn,) = _check(driver, driver.cuModuleGetFunction(module, kernel.name.encode()))
+            _functions[key] = fn
+        return _functions[key]
+
+
+def _device_pointer(driver: Any, value: object, copies: list[tuple[Any, numpy.ndarray]]) -> int:
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is not None:
+        address = int(interface["data"][0])
+    else:
+        array = host_launch.as_array(value)
+        assert array is not None
+        (address,) = _check(driver, driver.cuMemAlloc(max(array.nbytes, 1)))
+        _check(driver, driver.cuMemcpyHtoD(address, array.ctypes.data, array.nbytes))
+        copies.append((address, array))
+        address = int(address)
+    if address % 16:
+        raise ValueError("device arrays passed to blkc kernels must be 16-byte aligned")
+    return address
+
+
+def launch(kernel: GpuKernel, grid: tuple[int, int, int], args: Sequence[object]) -> None:
+    """Run `kernel` over `grid` (one CTA per program) and wait for it."""
+    driver = _driver()
+    fn = _function(kernel)
+    scalar_params = [t for t in kernel.params if not isinstance(t, PtrType)]
+    scalar_args = [
+        a for a, t in zip(args, kernel.params, strict=True) if not isinstance(t, PtrType)
+    ]
+    if len(args) != len(kernel.params):
+        raise TypeError(
+            f"kernel '{kernel.name}' takes {len(kernel.params)} arguments, got {len(args)}"
+        )
+    scalars = iter(host_launch.convert_args(kernel.name, scalar_params, scalar_args).values)
+    copies: list[tuple[Any, numpy.ndarray]] = []
+    values: list[Any] = []
+    for index, (arg, t) in enumerate(zip(args, kernel.params, strict=True)):
+        if isinstance(t, PtrType):
+            _check_dtype(kernel.name, index, arg, t)
+            values.append(ctypes.c_void_p(_device_pointer(driver, arg, copies)))
+        else:
+            values.append(next(scalars))
+    pointers = numpy.array([ctypes.addressof(v) for v in values], dtype=numpy.uint64)
+    try:
+        if all(grid):
+            _check(
+                driver,
+                driver.cuLaunchKernel(
+                    fn, *grid, kernel.threads, 1, 1, 0, 0, pointers.ctypes.data, 0
+                ),
+            )
+            _check(driver, driver.cuCtxSynchronize())
+    finally:
+        for address, array in copies:
+            _check(driver, driver.cuMemcpyDtoH(array.ctypes.data, address, array.nbytes))
+            _check(driver, driver.cuMemFree(address))
+
+
+def _check_dtype(name: str, index: int, arg: object, t: PtrType) -> None:
+    from blkc import dtypes
+
+    interface = getattr(arg, "__cuda_array_interface__", None)
+    array = host_launch.as_array(arg) if interface is None else None
+    if interface is None and array is None:
+        raise TypeError(f"argument {index} of kernel '{name}' is a pointer: pass an array")
+    found = numpy.dtype(interface["typestr"]) if interface is not None else array.dtype  # type: ignore[union-attr]
+    want = dtypes.from_xdsl(t.pointee).numpy
+    if found != want:
+        raise TypeError(
+            f"argument {index} of kernel '{name}' points to {want}, but the array holds {found}"
+        )
