@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Attribute
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
 from blkc.diagnostics import error_at
-from blkc.dialects.blk import KERNEL_ATTR
+from blkc.dialects.blk import DIVISIBILITY_ATTR, KERNEL_ATTR
 from blkc.pipeline import make_context, parse, run_pipeline
 from blkc.runtime import cache, launch
 from blkc.runtime.jit import CompiledModule, compile_ir
@@ -92,6 +92,9 @@ class Kernel:
     stages: dict[str, str]
     opt: int = 3
     cache_key: str | None = None
+    divisibility: list[int | None] = field(default_factory=list)
+    """Per parameter, the power of two an int argument promises to be a multiple of (its
+    `blk.divisibility` attribute: Triton-C's `__multipleof`), checked at each launch."""
     _binaries: dict[bool, _Binary] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -105,6 +108,7 @@ class Kernel:
         self, grid: launch.Grid, args: Sequence[object], meta: dict[str, Any] | None = None
     ) -> None:
         converted = launch.convert_args(self.name, self.params, args)
+        _check_divisibility(self.name, self.divisibility, args)
         shape = launch.normalize_grid(grid, meta or {})
         binary = self._binary(launch.no_overlap(converted.arrays))
         bounds = launch.array_bounds(self.params, converted.arrays)
@@ -300,6 +304,7 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
     module = parse(text, options.filename) if isinstance(source, str) else source.clone()
     name = _pick_kernel(module, options.kernel)
     params = _params(module, name)  # with signedness, which lowering removes
+    divisibility = _divisibility(module, name)
     lowering = targets.lowering(options.target, options.num_warps)
     strict, loops = lower(module, options.policy, lowering)
     if options.target == "ptx":
@@ -333,6 +338,7 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
         stages,
         options.opt,
         key,
+        divisibility,
     )
     cache.store_meta(
         key,
@@ -345,6 +351,7 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
             "accesses": signature.accesses,
             "llvm": {"noalias": built.llvm_variants[True], "alias": built.llvm_variants[False]},
             "stages": stages,
+            "divisibility": divisibility,
         },
     )
     return built
@@ -383,16 +390,40 @@ def _from_disk(key: str, opt: int) -> Kernel | None:
             dict(meta["stages"]),
             opt,
             key,
+            list(meta.get("divisibility", [])),
         )
     except (KeyError, TypeError, ValueError, ParseError):
         return None
 
 
-def _params(module: ModuleOp, name: str) -> list[Attribute]:
+def _function(module: ModuleOp, name: str) -> func.FuncOp:
     for op in module.walk():
         if isinstance(op, func.FuncOp) and op.sym_name.data == name:
-            return list(op.function_type.inputs.data)
+            return op
     raise AssertionError(name)
+
+
+def _params(module: ModuleOp, name: str) -> list[Attribute]:
+    return list(_function(module, name).function_type.inputs.data)
+
+
+def _divisibility(module: ModuleOp, name: str) -> list[int | None]:
+    attrs = _function(module, name).arg_attrs
+    found: list[int | None] = []
+    for entry in attrs.data if attrs is not None else ():
+        hint = entry.data.get(DIVISIBILITY_ATTR)  # type: ignore[attr-defined]
+        found.append(hint.value.data if isinstance(hint, IntegerAttr) else None)
+    return found
+
+
+def _check_divisibility(name: str, divisibility: list[int | None], args: Sequence[object]) -> None:
+    """A launch must keep the divisibility its kernel was compiled to rely on."""
+    for index, (amount, arg) in enumerate(zip(divisibility, args, strict=False)):
+        if amount and isinstance(arg, int) and arg % amount:
+            raise ValueError(
+                f"argument {index} of kernel '{name}' is {arg}, not a multiple of {amount} as "
+                "its parameter's divisibility hint (__multipleof, blk.divisibility) promises"
+            )
 
 
 def _pick_kernel(module: ModuleOp, name: str | None) -> str:

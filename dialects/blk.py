@@ -1852,6 +1852,10 @@ KERNEL_ATTR = "blk.kernel"
 POLICY_ATTR = "blk.policy"
 """Module attribute naming the promotion policy of loose IR (a string)."""
 
+DIVISIBILITY_ATTR = "blk.divisibility"
+"""Argument attribute: the int parameter is a multiple of this power of two (an i32),
+which the GPU lowering relies on and each launch checks."""
+
 Blk = Dialect(
     "blk",
     [

@@ -109,7 +109,7 @@ class AxisInfoAnalysis:
         for index, arg in enumerate(block.args):
             hint = 1
             if index < len(arg_attrs):
-                attr = arg_attrs[index].data.get("blk.divisibility")
+                attr = arg_attrs[index].data.get(blk.DIVISIBILITY_ATTR)
                 if isinstance(attr, IntegerAttr):
                     hint = power_of_two_divisor(attr.value.data)
             if isinstance(arg.type, PtrType):

@@ -98,8 +98,7 @@ UNARY_OPS: dict[str, type[blk.UnaryOp]] = {
 
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
-DIVISIBILITY = "blk.divisibility"
-"""The argument attribute saying that an int parameter is a multiple of a power of two."""
+DIVISIBILITY = blk.DIVISIBILITY_ATTR
 
 ValueLike = SSAValue | Operation
 

@@ -428,3 +428,18 @@ def test_policy_changes_literal_typing() -> None:
     x, y = numpy.ones(4, numpy.float16), numpy.zeros(4, numpy.float16)
     tc.compile(source, policy="numpy")["k"][(1,)](x, y)
     numpy.testing.assert_array_equal(y, 3)
+
+
+def test_a_broken_multipleof_promise_is_refused_at_launch() -> None:
+    source = (
+        "__global__ void fill(int *X __aligned(16), int N __multipleof(16)) {\n"
+        "  int offs[16] = 0 ... 16;\n"
+        "  *?(offs < N)(X + offs) = offs;\n"
+        "}\n"
+    )
+    fill = tc.compile(source)["fill"]
+    x = numpy.zeros(16, numpy.int32)
+    fill[(1,)](x, 16)
+    numpy.testing.assert_array_equal(x, numpy.arange(16))
+    with pytest.raises(ValueError, match="is 12, not a multiple of 16"):
+        fill[(1,)](x, 12)
