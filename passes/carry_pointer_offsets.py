@@ -25,8 +25,10 @@ the loads: contiguous, vectorizable accesses.
 %r = blk.addptr %p0, (splat %t)
 ```
 
-Only strict IR, and only steps that are the same for every element (a splat or broadcast of
-a scalar); the offset is summed in i64, so it cannot wrap where the addresses did not.
+`scf.while` loops (Triton-C's `for (k = K; k > 0; k -= TK)`) get the same treatment when
+their condition passes the pointer block on unchanged. Only strict IR, and only steps that
+are the same for every element (a splat or broadcast of a scalar); the offset is summed in
+i64, so it cannot wrap where the addresses did not.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class CarryPointerOffsetsPass(ModulePass):
     name = "carry-pointer-offsets"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
+        for loop in [o for o in op.walk() if isinstance(o, scf.ForOp | scf.WhileOp)]:
             _rewrite(loop)
 
 
@@ -66,18 +68,28 @@ def _uniform_scalar(value: SSAValue) -> SSAValue | None:
     return value
 
 
-def _advanced_positions(loop: scf.ForOp) -> dict[int, SSAValue]:
+def _is_pointer_block(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and isinstance(element_type(value.type), PtrType)
+
+
+def _advanced_positions(loop: scf.ForOp | scf.WhileOp) -> dict[int, SSAValue]:
     """The carried pointer blocks that each iteration advances by a uniform step: their
-    position among the carried values, and the step (a scalar)."""
-    body = loop.body.block
+    position among the carried values, and the step (a scalar). A while loop's condition
+    must pass them on unchanged."""
+    body = _body(loop)
     yielded = body.last_op
     assert isinstance(yielded, scf.YieldOp)
+    carried = body.args[1:] if isinstance(loop, scf.ForOp) else body.args
     found: dict[int, SSAValue] = {}
-    for i, arg in enumerate(body.args[1:]):
-        if not isinstance(arg.type, TensorType) or not isinstance(
-            element_type(arg.type), PtrType
-        ):
+    for i, arg in enumerate(carried):
+        if not _is_pointer_block(arg):
             continue
+        if isinstance(loop, scf.WhileOp):
+            before = loop.before_region.block
+            condition = before.last_op
+            assert isinstance(condition, scf.ConditionOp)
+            if condition.args[i] is not before.args[i]:
+                continue
         nxt = yielded.operands[i].owner
         if isinstance(nxt, blk.AddPtrOp) and nxt.ptr is arg:
             step = _uniform_scalar(nxt.offset)
@@ -86,50 +98,77 @@ def _advanced_positions(loop: scf.ForOp) -> dict[int, SSAValue]:
     return found
 
 
-def _rewrite(loop: scf.ForOp) -> None:
+def _body(loop: scf.ForOp | scf.WhileOp) -> Block:
+    """The block that advances the pointers and yields them."""
+    return loop.body.block if isinstance(loop, scf.ForOp) else loop.after_region.block
+
+
+def _insert(block: Block, new: Operation, before: Operation | None, loop: Operation) -> SSAValue:
+    new.location = loop.location
+    if before is None:
+        block.add_op(new)
+    else:
+        block.insert_op_before(new, before)
+    return new.results[0]
+
+
+def _offset_argument(block: Block, index: int, start: SSAValue, loop: Operation) -> SSAValue:
+    """Replace the pointer block argument `index` of `block` by an i64 offset from `start`;
+    its uses get `start` advanced by that offset."""
+    old = block.args[index]
+    offset = block.insert_arg(i64, index)
+    first = block.first_op
+    offsets = _insert(block, blk.SplatOp(offset, with_element(start.type, i64)), first, loop)
+    old.replace_all_uses_with(_insert(block, blk.AddPtrOp(start, offsets, start.type), first, loop))
+    block.erase_arg(old)
+    return offset
+
+
+def _rewrite(loop: scf.ForOp | scf.WhileOp) -> None:
     positions = _advanced_positions(loop)
     if not positions:
         return
     outer = loop.parent_block()
     assert outer is not None
-    body = loop.body.block
+    body = _body(loop)
     yielded = body.last_op
     assert isinstance(yielded, scf.YieldOp)
-
-    def insert(block: Block, new: Operation, before: Operation | None) -> SSAValue:
-        new.location = loop.location
-        if before is None:
-            block.add_op(new)
-        else:
-            block.insert_op_before(new, before)
-        return new.results[0]
-
-    zero = insert(outer, blk.ConstantOp(IntegerAttr(0, i64)), loop)
-    inits = list(loop.iter_args)
-    first = body.first_op
+    first_carried = 1 if isinstance(loop, scf.ForOp) else 0
+    zero = _insert(outer, blk.ConstantOp(IntegerAttr(0, i64)), loop, loop)
+    starts = list(loop.iter_args if isinstance(loop, scf.ForOp) else loop.arguments)
+    inits = list(starts)
     for i, step in positions.items():
-        start = inits[i]
-        offset = body.insert_arg(i64, i + 2)
-        old = body.args[i + 1]
-        offsets = insert(body, blk.SplatOp(offset, with_element(start.type, i64)), first)
-        old.replace_all_uses_with(insert(body, blk.AddPtrOp(start, offsets, start.type), first))
-        body.erase_arg(old)
+        offset = _offset_argument(body, i + first_carried, starts[i], loop)
         if step.type != i64:
-            step = insert(body, blk.CastOp(step, i64), yielded)
+            step = _insert(body, blk.CastOp(step, i64), yielded, loop)
         advanced = yielded.operands[i]
-        yielded.operands[i] = insert(body, blk.AddOp(offset, step, i64), yielded)
+        yielded.operands[i] = _insert(body, blk.AddOp(offset, step, i64), yielded, loop)
         _erase_if_unused(advanced.owner)
         inits[i] = zero
-    region = loop.detach_region(loop.body)
-    new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, inits, region)
-    insert(outer, new_loop, loop)
+    if isinstance(loop, scf.ForOp):
+        region = loop.detach_region(loop.body)
+        new_loop: scf.ForOp | scf.WhileOp = scf.ForOp(loop.lb, loop.ub, loop.step, inits, region)
+    else:
+        before = loop.before_region.block
+        condition = before.last_op
+        assert isinstance(condition, scf.ConditionOp)
+        for i in positions:
+            offset = _offset_argument(before, i, starts[i], loop)
+            pointers = condition.args[i]
+            condition.operands[i + 1] = offset  # the condition passes the offset on
+            _erase_if_unused(pointers.owner)
+        types = [v.type for v in before.args]
+        regions = [loop.detach_region(r) for r in (loop.before_region, loop.after_region)]
+        new_loop = scf.WhileOp(inits, types, *regions)
+    _insert(outer, new_loop, loop, loop)
     after = loop.next_op
     for i, (old_result, new_result) in enumerate(zip(loop.results, new_loop.results, strict=True)):
         if i in positions and old_result.uses:
-            start = loop.iter_args[i]
-            splat = blk.SplatOp(new_result, with_element(start.type, i64))
-            insert(outer, splat, after)
-            final = insert(outer, blk.AddPtrOp(start, splat.results[0], start.type), after)
+            splat = blk.SplatOp(new_result, with_element(starts[i].type, i64))
+            _insert(outer, splat, after, loop)
+            final = _insert(
+                outer, blk.AddPtrOp(starts[i], splat.results[0], starts[i].type), after, loop
+            )
             old_result.replace_all_uses_with(final)
         elif i not in positions:
             old_result.replace_all_uses_with(new_result)

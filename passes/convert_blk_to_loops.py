@@ -132,6 +132,10 @@ def _largest(d: dtypes.DType) -> float:
     return float("inf") if has_infinity else float(info.max)
 
 
+def _is_int_mod(op: object) -> bool:
+    return isinstance(op, blk.ModOp) and dtypes.from_xdsl(_elem(op.result)).is_int
+
+
 def _is_block(value: SSAValue) -> bool:
     return isinstance(value.type, TensorType)
 
@@ -186,7 +190,28 @@ class _FunctionLowering:
             return len(users) > 1 or other_region or self._write_before_last_use(op, value)
         if not self._expensive_value(value):
             return False
+        if _is_int_mod(op) and self._flows_into_other_region(value):
+            # Triton's `offs % M` inside a pointer block used in a K loop: a buffer of the
+            # (small) remainders, read as `x` where 0 <= x < m (see `_read_buffer`), keeps
+            # the pointer block fused, its offsets affine, instead of a buffer of pointers.
+            return True
         return len(users) > 1 or other_region
+
+    @staticmethod
+    def _flows_into_other_region(value: SSAValue) -> bool:
+        """Whether `value`, through the block values computed from it, reaches an op in
+        another block than its own."""
+        block = value.owner.parent_block() if isinstance(value.owner, Operation) else None
+        pending, seen = [value], set()
+        while pending:
+            for use in pending.pop().uses:
+                user = use.operation
+                if user.parent_block() is not block:
+                    return True
+                if user not in seen:
+                    seen.add(user)
+                    pending.extend(r for r in user.results if _is_block(r))
+        return False
 
     def _write_before_last_use(self, load: Operation, value: SSAValue) -> bool:
         """Whether memory may be written between `load` and the last op its value flows
@@ -347,11 +372,27 @@ class _FunctionLowering:
         if key in body.memo:
             return body.memo[key]
         if value in self.buffers:
-            result = body.builder.value(memref.LoadOp.get(self.buffers[value], idx))
+            result = self._read_buffer(value, idx, body)
         else:
             result = self._element_of_owner(value, idx, body)
         body.memo[key] = result
         return result
+
+    def _read_buffer(self, value: SSAValue, idx: Index, body: _Body) -> SSAValue:
+        b = body.builder
+        loaded = b.value(memref.LoadOp.get(self.buffers[value], idx))
+        op = value.owner
+        if not _is_int_mod(op) or any(self._expensive_value(o) for o in op.operands):
+            return loaded
+        # x % m is x where 0 <= x < m (either rounding): saying so lets the code generator
+        # prove it over a whole loop nest (access_ranges) and use x, affine, in its place.
+        x, m = self.element(op.lhs, idx, body), self.element(op.rhs, idx, body)
+        inside = b.value(blk.CmpOp("lt", x, m, i1))
+        elem = _elem(value)
+        if dtypes.from_xdsl(elem).signed:
+            zero = self.scalar_constant(0, elem)
+            inside = b.value(blk.AndOp(b.value(blk.CmpOp("ge", x, zero, i1)), inside, i1))
+        return b.value(blk.WhereOp(inside, x, loaded, elem))
 
     def _element_of_owner(self, value: SSAValue, idx: Index, body: _Body) -> SSAValue:
         op = value.owner
@@ -745,8 +786,9 @@ class _FunctionLowering:
 
     def _accumulates_in_place(self, op: blk.DotOp, acc_elem: Attribute) -> bool:
         """Whether `dot` may add into the buffer of its `acc`: a block carried by the loop
-        around it that only this dot reads and whose result the loop carries on (the
-        K loop of a matmul), so no copy in or out of the accumulator."""
+        around it (`scf.for`, or `scf.while`, whose condition passes it on unchanged) that
+        only this dot reads and whose result the loop carries on (the K loop of a matmul),
+        so no copy in or out of the accumulator."""
         acc = op.acc
         if not isinstance(acc, BlockArgument) or acc not in self.buffers:
             return False
@@ -754,10 +796,12 @@ class _FunctionLowering:
         if len(acc_uses) != 1 or len(result_uses) != 1 or _elem(acc) != acc_elem:
             return False
         (use,) = result_uses
+        # The yield feeds the argument back: a for loop's arguments start with its index.
+        first_carried = 1 if isinstance(acc.block.parent_op(), scf.ForOp) else 0
         return (
             isinstance(use.operation, scf.YieldOp)
             and use.operation.parent_block() is op.parent_block()
-            and use.index == acc.index - 1
+            and use.index == acc.index - first_carried
             and acc_elem == _elem(op.result)
         )
 

@@ -23,15 +23,16 @@ operations (add, sub, mul, shl by a constant, truncation) compute E modulo 2**w;
 or zero extension is exact only when its input lies in the input type's range, which
 becomes a condition checked at run time unless the static interval implies it. The code
 generator sign-extends the final offset of each `addptr`, so that offset must lie in the
-signed range of its type too; and the run-time evaluation itself must not overflow i64,
-which a static bound on every partial product and sum guarantees (nests exceeding it keep
-their per-element checks).
+signed range of its type too. The run-time evaluation computes the extremes in i64 with
+overflow-detecting arithmetic (`llvm.sadd/smul.with.overflow`): an overflow fails the check
+and takes the checked copy, so offsets involving i64 values (i64 strides, the running
+offset `carry-pointer-offsets` carries through a K loop) get the fast copies too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import llvmlite.ir as ir
 from xdsl.dialects import arith, scf
@@ -40,7 +41,7 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 
 from blkc.dialects import blk
 
-I64 = ir.IntType(64)
+I1, I64 = ir.IntType(1), ir.IntType(64)
 _I64_LIMIT = 2**63 - 1
 
 Monomial = tuple[SSAValue, ...]
@@ -62,6 +63,8 @@ class Condition:
     high: int | None
     param: SSAValue | None = None
     size: int = 0
+    select: Operation | None = None
+    """The `arith.select` read as its true operand under this condition, if any."""
 
 
 @dataclass
@@ -74,6 +77,10 @@ class NestRanges:
     bounds: list[Condition] = field(default_factory=list)
     unmasked: set[Operation] = field(default_factory=set)
     masks: list[Condition] = field(default_factory=list)
+    chosen: set[Operation] = field(default_factory=set)
+    """The selects those conditions read as their true operand (`x % m` as x, see
+    `convert-blk-to-loops`), valid where `choices` hold: every fast copy checks them."""
+    choices: list[Condition] = field(default_factory=list)
     ranges: dict[SSAValue, tuple[int, int]] = field(default_factory=dict)
     """The first and last value of each loop index the conditions use."""
 
@@ -128,33 +135,28 @@ class _Analysis:
 
     def __init__(self, nest: scf.ForOp):
         self.nest = nest
-        self.ranges: dict[SSAValue, tuple[int, int]] = {}
         self.order: dict[SSAValue, int] = {}
         self.memo: dict[SSAValue, tuple[Poly, list[Condition]] | None] = {}
 
     def interval(self, factor: SSAValue) -> tuple[int, int]:
         known = loop_range(factor)
         if known is not None:
-            self.ranges[factor] = known
             return known
         width = _width(factor.type)
         assert width is not None
         return (-1, 0) if width == 1 else _signed_range(width)
 
-    def bounds(self, poly: Poly) -> tuple[int, int, int]:
-        """A static interval of `poly`, and a bound on every partial product and sum its
-        evaluation computes."""
-        low = high = magnitude = 0
+    def bounds(self, poly: Poly) -> tuple[int, int]:
+        """A static interval of `poly`."""
+        low = high = 0
         for monomial, coefficient in poly.items():
             lo = hi = coefficient
-            size = abs(coefficient)
             for factor in monomial:
                 a, b = self.interval(factor)
                 corners = (lo * a, lo * b, hi * a, hi * b)
                 lo, hi = min(corners), max(corners)
-                size *= max(1, abs(a), abs(b))
-            low, high, magnitude = low + lo, high + hi, magnitude + size
-        return low, high, magnitude
+            low, high = low + lo, high + hi
+        return low, high
 
     def monomial(self, factors: Collection[SSAValue]) -> Monomial | None:
         if sum(1 for f in factors if _inside(f, self.nest)) > 1:
@@ -183,6 +185,12 @@ class _Analysis:
         op = value.owner
         if not isinstance(op, Operation):
             return None  # a loop-carried value or an index with unknown bounds
+        if isinstance(op, arith.SelectOp):
+            # Where its condition holds over the whole nest, a select is its true operand.
+            holds, chosen = self.mask(op.cond), self.poly(op.lhs)
+            if holds is None or chosen is None:
+                return None
+            return chosen[0], [*chosen[1], *(replace(c, select=op) for c in holds)]
         operands = [self.poly(o) for o in op.operands]
         if any(p is None for p in operands):
             return None
@@ -215,7 +223,7 @@ class _Analysis:
 
     def within(self, poly: Poly, low: int, high: int) -> list[Condition]:
         """The condition that `poly` lies in [low, high], unless its static interval does."""
-        have_low, have_high, _ = self.bounds(poly)
+        have_low, have_high = self.bounds(poly)
         return [] if low <= have_low <= have_high <= high else [Condition(poly, low, high)]
 
     def mask(self, value: SSAValue) -> list[Condition] | None:
@@ -300,29 +308,30 @@ def analyse(
             continue
         mask = getattr(op, "mask", None)
         if mask is not None:
-            conditions = _evaluable(analysis, analysis.mask(mask))
+            conditions = analysis.mask(mask)
             if conditions is not None:
                 result.unmasked.add(op)
-                result.masks.extend(conditions)
+                result.masks.extend(_choices(result, conditions))
         try:
             param, offsets = _pointer_chain(op.ptr, params)
         except LookupError:
             continue
-        conditions = _evaluable(
-            analysis, _access_conditions(analysis, offsets, param, size_of(op.ptr))
-        )
+        conditions = _access_conditions(analysis, offsets, param, size_of(op.ptr))
         if conditions is not None:
             result.proven.add(op)
-            result.bounds.extend(conditions)
-    result.ranges = analysis.ranges
+            result.bounds.extend(_choices(result, conditions))
+    result.ranges = {v: r for v in analysis.order if (r := loop_range(v)) is not None}
     return result
 
 
-def _evaluable(analysis: _Analysis, conditions: list[Condition] | None) -> list[Condition] | None:
-    """`conditions`, unless evaluating one could overflow i64."""
-    if conditions is None or any(analysis.bounds(c.poly)[2] > _I64_LIMIT for c in conditions):
-        return None
-    return conditions
+def _choices(result: NestRanges, conditions: list[Condition]) -> list[Condition]:
+    """The conditions that do not choose a select's operand; those that do go to
+    `result.choices`."""
+    for condition in conditions:
+        if condition.select is not None:
+            result.chosen.add(condition.select)
+            result.choices.append(condition)
+    return [c for c in conditions if c.select is None]
 
 
 def _access_conditions(
@@ -356,10 +365,13 @@ Number = ir.Value | int
 
 
 class _Emitter:
+    """Evaluates polynomials in i64; `overflow` is true when an operation so far wrapped."""
+
     def __init__(self, builder: ir.IRBuilder, value_of: Callable[[SSAValue], ir.Value]):
         self.b = builder
         self.value_of = value_of
         self.leaves: dict[SSAValue, ir.Value] = {}
+        self.overflow: ir.Value = ir.Constant(I1, 0)
 
     def leaf(self, value: SSAValue) -> ir.Value:
         if value not in self.leaves:
@@ -368,6 +380,22 @@ class _Emitter:
             self.leaves[value] = llvm_value if width == 64 else self.b.sext(llvm_value, I64)
         return self.leaves[value]
 
+    def _checked(self, name: str, x: Number, y: Number) -> ir.Value:
+        # LLVM folds the check away where operands' ranges exclude an overflow (sign-
+        # extended i32 values), so offsets of i32 values pay nothing for it.
+        fn = self._intrinsic(
+            f"llvm.{name}.with.overflow.i64", ir.LiteralStructType([I64, I1]), [I64, I64]
+        )
+        pair = self.b.call(fn, [_llvm(x), _llvm(y)])
+        self.overflow = self.b.or_(self.overflow, self.b.extract_value(pair, 1))
+        return self.b.extract_value(pair, 0)
+
+    def _intrinsic(self, name: str, result: ir.Type, args: list[ir.Type]) -> ir.Function:
+        fn = self.b.module.globals.get(name)
+        if not isinstance(fn, ir.Function):
+            fn = ir.Function(self.b.module, ir.FunctionType(result, args), name)
+        return fn
+
     def add(self, x: Number, y: Number) -> Number:
         if isinstance(x, int) and isinstance(y, int):
             return x + y
@@ -375,7 +403,7 @@ class _Emitter:
             return y
         if isinstance(y, int) and y == 0:
             return x
-        return self.b.add(_llvm(x), _llvm(y))
+        return self._checked("sadd", x, y)
 
     def mul(self, x: Number, y: Number) -> Number:
         if isinstance(x, int) and isinstance(y, int):
@@ -384,20 +412,18 @@ class _Emitter:
             return 0 if x == 0 else y
         if isinstance(y, int) and y in (0, 1):
             return 0 if y == 0 else x
-        return self.b.mul(_llvm(x), _llvm(y))
+        return self._checked("smul", x, y)
 
     def pick(self, name: str, x: Number, y: Number) -> Number:
         if isinstance(x, int) and isinstance(y, int):
             return min(x, y) if name == "smin" else max(x, y)
-        fn = self.b.module.globals.get(f"llvm.{name}.i64")
-        if not isinstance(fn, ir.Function):
-            fn = ir.Function(self.b.module, ir.FunctionType(I64, [I64, I64]), f"llvm.{name}.i64")
+        fn = self._intrinsic(f"llvm.{name}.i64", I64, [I64, I64])
         return self.b.call(fn, [_llvm(x), _llvm(y)])
 
-    def extremes(
-        self, poly: Poly, ranges: dict[SSAValue, tuple[int, int]]
-    ) -> tuple[Number, Number]:
-        """The smallest and largest value of `poly` over the loop indices' ranges."""
+    def extremes(self, poly: Poly, ranges: dict[SSAValue, tuple[int, int]]) -> _Extremes:
+        """The smallest and largest value of `poly` over the loop indices' ranges, and
+        whether computing them overflowed i64 (then they mean nothing)."""
+        self.overflow = ir.Constant(I1, 0)
         groups: dict[SSAValue | None, Number] = {}
         for monomial, coefficient in poly.items():
             index = next((f for f in monomial if f in ranges), None)
@@ -413,7 +439,11 @@ class _Emitter:
             a, b = self.mul(coefficient, first), self.mul(coefficient, last)
             low = self.add(low, self.pick("smin", a, b))
             high = self.add(high, self.pick("smax", a, b))
-        return low, high
+        return low, high, self.overflow
+
+
+_Extremes = tuple[Number, Number, ir.Value]
+"""The smallest and largest value of a polynomial, and whether computing them overflowed."""
 
 
 def _llvm(x: Number) -> ir.Value:
@@ -437,17 +467,19 @@ class RangeCheck:
         self.emitter = _Emitter(builder, value_of)
         self.ranges = {v: r for v, r in nest.ranges.items() if v in indices}
         self.element_count = element_count
-        self.extremes: dict[frozenset[tuple[Monomial, int]], tuple[Number, Number]] = {}
+        self.extremes: dict[frozenset[tuple[Monomial, int]], _Extremes] = {}
 
     def holds(self, conditions: list[Condition]) -> ir.Value:
-        """An i1 that is true when every one of `conditions` holds."""
+        """An i1 that is true when every one of `conditions` holds (and was computed
+        without overflow)."""
         b, e = self.emitter.b, self.emitter
-        result: ir.Value = ir.Constant(ir.IntType(1), 1)
+        result: ir.Value = ir.Constant(I1, 1)
         for condition in conditions:
             key = frozenset(condition.poly.items())
             if key not in self.extremes:
                 self.extremes[key] = e.extremes(condition.poly, self.ranges)
-            low, high = self.extremes[key]
+            low, high, overflow = self.extremes[key]
+            result = b.and_(result, b.not_(overflow))
             limit: Number | None = condition.high
             if condition.param is not None:
                 count = self.element_count(condition.param, condition.size)

@@ -2,14 +2,16 @@
 
 Arrays (and anything with `__array_interface__` or DLPack) become pointers after a check
 that their dtype is the pointee type; Python numbers become scalars of the parameter's
-type. The grid (1 to 3 axes) is split into one chunk of consecutive program ids per core,
-each run by a worker thread through ctypes, which releases the GIL during the call. A
-failed `blk.assert` raises `AssertionError` after the launch; the process never dies.
+type. The grid (1 to 3 axes) is split into chunks of consecutive program ids that the
+calling thread and one pool thread per other core take in turn, each chunk run through
+ctypes, which releases the GIL during the call. A failed `blk.assert` raises
+`AssertionError` after the launch; the process never dies.
 """
 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -189,31 +191,50 @@ def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
 
 
 @cache
+def _cores() -> int:
+    """The cores this process may run on (asking the OS costs microseconds: ask once)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+@cache
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="blkc")
+    return ThreadPoolExecutor(max_workers=max(1, _cores() - 1), thread_name_prefix="blkc")
+
+
+_CHUNKS_PER_WORKER = 4
+"""Workers take chunks of consecutive programs from a shared counter until none is left: a
+core slowed by other work takes fewer chunks, where a static split waits for its share."""
 
 
 def run_grid(
     function: Callable[..., None], values: Sequence[object], grid: tuple[int, int, int]
 ) -> None:
-    """Call the compiled launcher over every program of `grid`, one chunk per core."""
+    """Call the compiled launcher over every program of `grid`, on every core: the calling
+    thread and the pool's threads."""
     total = grid[0] * grid[1] * grid[2]
     if total == 0:
         return
-    workers = min(os.cpu_count() or 1, total)
-    bounds = [total * i // workers for i in range(workers + 1)]
+    workers = min(_cores(), total)
     with _failures_lock:
         _failures.clear()
     if workers == 1:
         function(*values, 0, total, *grid)
     else:
-        futures = [
-            _pool().submit(function, *values, bounds[i], bounds[i + 1], *grid)
-            for i in range(workers)
-            if bounds[i] < bounds[i + 1]
-        ]
-        for future in futures:
-            future.result()
+        chunks = min(total, workers * _CHUNKS_PER_WORKER)
+        bounds = [total * i // chunks for i in range(chunks + 1)]
+        taken = itertools.count()  # next() on it is atomic under the GIL
+
+        def work() -> None:
+            while (i := next(taken)) < chunks:
+                function(*values, bounds[i], bounds[i + 1], *grid)
+
+        helpers = [_pool().submit(work) for _ in range(workers - 1)]
+        work()
+        for helper in helpers:
+            if not helper.cancel():  # a helper that has not started has nothing left to do
+                helper.result()
     with _failures_lock:
         failed = list(_failures)
     if failed:

@@ -147,6 +147,8 @@ class _FunctionEmitter:
         """Accesses whose loop nest checked their whole range before it ran."""
         self.unmasked: set[Operation] = set()
         """Accesses whose loop nest checked that their mask is all true before it ran."""
+        self.chosen: set[Operation] = set()
+        """Selects whose loop nest checked that their condition is all true before it ran."""
         self.versioning = True
         """Whether the next loop nest may be versioned (not inside a versioned one)."""
 
@@ -328,32 +330,33 @@ class _FunctionEmitter:
         """A loop. A loop nest over a block whose accesses have affine offsets is versioned
         (see `access_ranges`): a range check before it picks a copy without masks (every
         mask proven true) or without bounds checks (every access proven inside), else the
-        copy that checks each element."""
+        copy that checks each element. The first two read the selects whose condition the
+        check proved as their true operand."""
         nest = access_ranges.NestRanges()
         if self.versioning:
             nest = access_ranges.analyse(op, self.pointer_params, self._size)
         proven = nest.proven if self.check_bounds else set()
-        if not proven and not nest.unmasked:
+        if not proven and not nest.unmasked and not nest.chosen:
             self._emit_loop(op)
             return
         b = self.builder
         check = access_ranges.RangeCheck(
             b, nest, set(access_ranges.nest_indices(op)), self.get, self._element_count
         )
-        bounds = check.holds(nest.bounds) if proven else None
-        versions: list[tuple[ir.Value | None, set[Operation], set[Operation]]] = []
+        # Every fast copy reads its chosen selects as their true operands.
+        bounds = check.holds([*(nest.bounds if proven else []), *nest.choices])
+        fast: list[tuple[ir.Value, set[Operation], set[Operation]]] = []
         if nest.unmasked:
-            masks = check.holds(nest.masks)
-            both = masks if bounds is None else b.and_(bounds, masks)
-            versions.append((both, proven, nest.unmasked))
-        if bounds is not None:
-            versions.append((bounds, proven, set()))
-        versions.append((None, set(), set()))
+            fast.append((b.and_(bounds, check.holds(nest.masks)), proven, nest.unmasked))
+        if proven or nest.chosen:
+            fast.append((bounds, proven, set()))
+        versions = [(c, p, u, nest.chosen) for c, p, u in fast]
+        versions.append((None, set(), set(), set()))
         merge = b.function.append_basic_block("nest.end")
         bad_before = self.bad
         self.versioning = False
         arms: list[tuple[list[ir.Value], ir.Value, ir.Block]] = []
-        for condition, self.proven, self.unmasked in versions:
+        for condition, self.proven, self.unmasked, self.chosen in versions:
             if condition is not None:
                 taken = b.function.append_basic_block("nest.version")
                 otherwise = b.function.append_basic_block("nest.else")
@@ -365,7 +368,7 @@ class _FunctionEmitter:
             b.branch(merge)
             if condition is not None:
                 b.position_at_end(otherwise)
-        self.versioning, self.proven, self.unmasked = True, set(), set()
+        self.versioning, self.proven, self.unmasked, self.chosen = True, set(), set(), set()
         b.position_at_end(merge)
         for index, result in enumerate([*op.results, None]):
             phi = b.phi(I1 if result is None else llvm_type(result.type))
@@ -822,6 +825,9 @@ def _emit_cmpf(e: _FunctionEmitter, op: arith.CmpfOp) -> None:
 
 
 def _emit_select(e: _FunctionEmitter, op: arith.SelectOp) -> None:
+    if op in e.chosen:
+        e.set(op, e.get(op.lhs))
+        return
     e.set(op, e.builder.select(e.get(op.cond), e.get(op.lhs), e.get(op.rhs)))
 
 

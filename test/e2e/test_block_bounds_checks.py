@@ -6,8 +6,15 @@ import re
 
 import numpy
 import pytest
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import ModuleOp
 
 import blkc
+from blkc.dialects import blk
+from blkc.dialects.types import PtrType
+from blkc.kernel import lower
+from blkc.runtime import access_ranges
+from blkc.targets import CPU_LOWERING
 
 SHIFTED_COPY = """
 module {
@@ -60,6 +67,63 @@ module {
     %x = blk.load %p : tensor<128x!blk.ptr<f32>>
     %q = blk.addptr %dst, %range : !blk.ptr<f32>, tensor<128xi32> -> tensor<128x!blk.ptr<f32>>
     blk.store %q, %x : tensor<128x!blk.ptr<f32>>
+    func.return
+  }
+}
+"""
+
+
+# Rows wrap around (`% m`, Triton's tutorial matmul) and the pointer block advances in a
+# K loop: `carry-pointer-offsets` makes its offset an i64 carried by the loop.
+WRAPPED_ROW_SUMS = """
+module {
+  func.func @wrapped_row_sums(%a: !blk.ptr<f32>, %out: !blk.ptr<f32>, %m: i32, %k: i32,
+                              %stride: i32) attributes {blk.kernel} {
+    %pid = blk.program_id 0 : i32
+    %block = blk.literal 16 : !blk.weak<int>
+    %start = blk.mul %pid, %block : i32, !blk.weak<int> -> i32
+    %r = blk.arange 0, 16 : tensor<16xi32>
+    %x = blk.add %start, %r : i32, tensor<16xi32> -> tensor<16xi32>
+    %rows = blk.mod %x, %m : tensor<16xi32>, i32 -> tensor<16xi32>
+    %rows2 = blk.expand_dims %rows axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+    %row_offs = blk.mul %rows2, %stride : tensor<16x1xi32>, i32 -> tensor<16x1xi32>
+    %cols = blk.expand_dims %r axis = 0 : tensor<16xi32> -> tensor<1x16xi32>
+    %offs = blk.add %row_offs, %cols : tensor<16x1xi32>, tensor<1x16xi32> -> tensor<16x16xi32>
+    %p0 = blk.addptr %a, %offs : !blk.ptr<f32>, tensor<16x16xi32> -> tensor<16x16x!blk.ptr<f32>>
+    %zero = blk.constant dense<0.0> : tensor<16x16xf32>
+    %lb = arith.constant 0 : i32
+    %step = arith.constant 16 : i32
+    %acc, %p = scf.for %i = %lb to %k step %step iter_args(%s = %zero, %q = %p0)
+        -> (tensor<16x16xf32>, tensor<16x16x!blk.ptr<f32>>) : i32 {
+      %v = blk.load %q : tensor<16x16x!blk.ptr<f32>>
+      %s2 = blk.add %s, %v : tensor<16x16xf32>
+      %q2 = blk.addptr %q, %step : tensor<16x16x!blk.ptr<f32>>, i32 -> tensor<16x16x!blk.ptr<f32>>
+      scf.yield %s2, %q2 : tensor<16x16xf32>, tensor<16x16x!blk.ptr<f32>>
+    }
+    %x2 = blk.expand_dims %x axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+    %out_rows = blk.mul %x2, %block : tensor<16x1xi32>, !blk.weak<int> -> tensor<16x1xi32>
+    %out_offs = blk.add %out_rows, %cols : tensor<16x1xi32>, tensor<1x16xi32> -> tensor<16x16xi32>
+    %in_m = blk.cmp lt, %x2, %m : tensor<16x1xi32>, i32 -> tensor<16x1xi1>
+    %po = blk.addptr %out, %out_offs : !blk.ptr<f32>, tensor<16x16xi32>
+        -> tensor<16x16x!blk.ptr<f32>>
+    %mask = blk.broadcast %in_m : tensor<16x1xi1> -> tensor<16x16xi1>
+    blk.store %po, %acc mask %mask : tensor<16x16x!blk.ptr<f32>>
+    func.return
+  }
+}
+"""
+
+# Offsets scaled by an i64 stride: their extremes can overflow i64.
+I64_STRIDE = """
+module {
+  func.func @strided(%src: !blk.ptr<f32>, %dst: !blk.ptr<f32>, %s: i64) attributes {blk.kernel} {
+    %r = blk.arange 0, 64 : tensor<64xi32>
+    %wide = blk.cast %r : tensor<64xi32> -> tensor<64xi64>
+    %offs = blk.mul %wide, %s : tensor<64xi64>, i64 -> tensor<64xi64>
+    %p = blk.addptr %src, %offs : !blk.ptr<f32>, tensor<64xi64> -> tensor<64x!blk.ptr<f32>>
+    %x = blk.load %p : tensor<64x!blk.ptr<f32>>
+    %q = blk.addptr %dst, %r : !blk.ptr<f32>, tensor<64xi32> -> tensor<64x!blk.ptr<f32>>
+    blk.store %q, %x : tensor<64x!blk.ptr<f32>>
     func.return
   }
 }
@@ -130,3 +194,77 @@ def test_data_dependent_offsets_stay_checked_per_element() -> None:
     index %= 100
     kernel[(1,)](src, index, dst)
     numpy.testing.assert_array_equal(dst, src[index])
+
+
+def loop_ir(text: str) -> ModuleOp:
+    module = blkc.parse(text)
+    lower(module, None, CPU_LOWERING)
+    return module
+
+
+def analyse_nest_of(module: ModuleOp, access: type) -> access_ranges.NestRanges:
+    """The analysis of the outermost loop over a block that holds an `access`."""
+    function = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    params = [a for a in function.body.blocks[0].args if isinstance(a.type, PtrType)]
+    nest = next(
+        op
+        for op in module.walk()
+        if isinstance(op, scf.ForOp)
+        and access_ranges.loop_range(op.body.blocks[0].args[0]) is not None
+        and any(isinstance(inner, access) for inner in op.walk())
+    )
+    return access_ranges.analyse(nest, params, lambda ptr: 4)
+
+
+def test_wrapped_rows_read_as_their_index_in_the_k_loop() -> None:
+    nest = analyse_nest_of(loop_ir(WRAPPED_ROW_SUMS), blk.LoadOp)
+    # The load's offset adds the i64 that the K loop carries.
+    assert [type(op) for op in nest.proven] == [blk.LoadOp]
+    (select,) = nest.chosen
+    assert isinstance(select, arith.SelectOp)
+    # x % m is read as x where 0 <= x and x - m <= -1 over the nest (x computed exactly).
+    exact = (-(2**31), 2**31 - 1)
+    assert {(c.low, c.high) for c in nest.choices} == {(0, None), (None, -1), exact}
+
+
+def test_i64_offsets_are_checked_before_the_nest() -> None:
+    nest = analyse_nest_of(loop_ir(I64_STRIDE), blk.LoadOp)
+    assert {type(op) for op in nest.proven} == {blk.LoadOp, blk.StoreOp}
+    assert not nest.chosen
+
+
+@pytest.mark.parametrize("check_bounds", [True, False])
+@pytest.mark.parametrize("m", [16, 40])
+def test_wrapped_rows_give_numpy_results(check_bounds: bool, m: int) -> None:
+    kernel = blkc.compile(WRAPPED_ROW_SUMS, check_bounds=check_bounds)
+    k = 64
+    a = numpy.random.default_rng(m).standard_normal((m, k)).astype(numpy.float32)
+    out = numpy.full((m, 16), numpy.nan, numpy.float32)
+    kernel[((m + 15) // 16,)](a, out, m, k, k)
+    # Rows past m wrap around to the first ones (and are not stored).
+    numpy.testing.assert_allclose(out, a.reshape(m, 4, 16).sum(axis=1), rtol=1e-5)
+
+
+def test_wrapped_rows_outside_the_array_are_reported() -> None:
+    kernel = blkc.compile(WRAPPED_ROW_SUMS)
+    m, k = 40, 64
+    a = numpy.ones((m, k), numpy.float32)
+    out = numpy.zeros((m, 16), numpy.float32)
+    with pytest.raises(IndexError):
+        kernel[(3,)](a, out, m, k, k + 16)  # the last rows reach past the array
+    assert (out[:16] == 4.0).all()  # rows 0-15 lie inside: the first program is exact
+
+
+def test_an_overflowing_range_check_takes_the_checked_copy() -> None:
+    kernel = blkc.compile(I64_STRIDE)
+    src = numpy.arange(64, dtype=numpy.float32)
+    dst = numpy.full(64, -1.0, numpy.float32)
+    kernel[(1,)](src, dst, 1)
+    numpy.testing.assert_array_equal(dst, src)
+    # s * 63 == 1 modulo 2**64: wrapped, the extremes 0 and s * 63 would look inside the
+    # array, but lanes 1 to 62 lie far outside it (lane 63 reads element 1).
+    s = pow(63, -1, 2**64) - 2**64
+    with pytest.raises(IndexError):
+        kernel[(1,)](src, dst, s)
+    assert (dst[0], dst[63]) == (src[0], src[1])
+    assert (dst[1:63] == 0.0).all()  # skipped loads read as zero

@@ -69,3 +69,41 @@ func.func @store_then_load(%p: !blk.ptr<f32>, %q: !blk.ptr<f32>) attributes {blk
   blk.store %q, %s : !blk.ptr<f32>
   func.return
 }
+
+// -----
+
+// `x % m` feeding a loop's loads is kept in a buffer of remainders (not of pointers), read
+// as x where 0 <= x < m: the code generator can prove that over the loop nest and use x.
+// CHECK-LABEL: func.func @wrapped_rows
+// CHECK:         %[[ZERO:.*]] = blk.constant 0 : i32
+// CHECK:         %[[REM:.*]] = memref.alloca() {{.*}} : memref<16xi32>
+// CHECK-NOT:     memref.alloca
+// CHECK:         blk.mod
+// CHECK:         scf.for
+// CHECK:           scf.for %[[I:.*]] =
+// CHECK:             %[[R:.*]] = memref.load %[[REM]][%[[I]]] : memref<16xi32>
+// CHECK:             %[[X:.*]] = blk.add
+// CHECK-NEXT:        %[[BELOW:.*]] = blk.cmp lt, %[[X]], %{{.*}} : i32
+// CHECK-NEXT:        %[[ABOVE:.*]] = blk.cmp ge, %[[X]], %[[ZERO]] : i32
+// CHECK-NEXT:        %[[IN:.*]] = blk.and %[[ABOVE]], %[[BELOW]] : i1
+// CHECK-NEXT:        %[[ROW:.*]] = blk.where %[[IN]], %[[X]], %[[R]] : i32
+// CHECK-NEXT:        blk.addptr %{{.*}}, %[[ROW]]
+func.func @wrapped_rows(%a: !blk.ptr<f32>, %y: !blk.ptr<f32>, %m: i32, %n: i32) attributes {blk.kernel} {
+  %pid = blk.program_id 0 : i32
+  %start = blk.mul %pid, %m : i32
+  %r = blk.arange 0, 16 : tensor<16xi32>
+  %x = blk.add %start, %r : i32, tensor<16xi32> -> tensor<16xi32>
+  %rows = blk.mod %x, %m : tensor<16xi32>, i32 -> tensor<16xi32>
+  %p = blk.addptr %a, %rows : !blk.ptr<f32>, tensor<16xi32> -> tensor<16x!blk.ptr<f32>>
+  %zero = blk.constant dense<0.0> : tensor<16xf32>
+  %lb = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %acc = scf.for %k = %lb to %n step %one iter_args(%s = %zero) -> (tensor<16xf32>) : i32 {
+    %v = blk.load %p : tensor<16x!blk.ptr<f32>>
+    %s2 = blk.add %s, %v : tensor<16xf32>
+    scf.yield %s2 : tensor<16xf32>
+  }
+  %q = blk.addptr %y, %r : !blk.ptr<f32>, tensor<16xi32> -> tensor<16x!blk.ptr<f32>>
+  blk.store %q, %acc : tensor<16x!blk.ptr<f32>>
+  func.return
+}
