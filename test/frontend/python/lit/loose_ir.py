@@ -12,7 +12,7 @@ import blkc.language as tl
 
 @blkc.jit
 def constructs(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    # CHECK-LABEL: func.func @constructs(%x_ptr: !blk.ptr<f32>, %out_ptr: !blk.ptr<f32>, %n: i32)
+    # CHECK-LABEL: func.func @constructs(%x_ptr: !blk.ptr<f32>, %out_ptr: !blk.ptr<f32>, %n: i32 {blk.divisibility = 16 : i32})
     # CHECK: %[[PID:.*]] = blk.program_id 0 : i32
     # CHECK: %[[B:.*]] = blk.literal 16 : !blk.weak<int>
     # CHECK: blk.mul %[[PID]], %[[B]] : i32, !blk.weak<int> -> i32
