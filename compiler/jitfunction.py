@@ -89,6 +89,7 @@ class JITFunction:
         }
         self.builds = 0
         """How many variants this function compiled from source (not found in a cache)."""
+        self._variants: dict[tuple[Any, ...], Any] = {}
 
     def __repr__(self) -> str:
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
@@ -187,6 +188,14 @@ class JITFunction:
             _source_hash(self),
             tuple((n, s.mlir, _hashable(s.constant), s.hint) for n, s in specs.items()),
         )
+        runtime = [arguments[n] for n, s in specs.items() if s.mlir is not None]
+        # Launches look their variant up here first: hashing the key for the shared cache
+        # costs more than some kernels take to run.
+        options = (policy, target or self.target, num_warps, arch)
+        environment = tuple(os.environ.get(v) for v in ("BLKC_TARGET", "BLKC_CHECK_BOUNDS"))
+        variant = (key, options, environment)
+        if variant in self._variants:
+            return self._variants[variant], runtime
 
         def build() -> Any:
             from xdsl.parser import Parser
@@ -221,7 +230,7 @@ class JITFunction:
             num_warps=num_warps or 4,
             arch=arch,
         )
-        runtime = [arguments[n] for n, s in specs.items() if s.mlir is not None]
+        self._variants[variant] = kernel
         return kernel, runtime
 
     # -- launching ---------------------------------------------------------------------
