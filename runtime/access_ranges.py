@@ -83,6 +83,31 @@ class NestRanges:
     choices: list[Condition] = field(default_factory=list)
     ranges: dict[SSAValue, tuple[int, int]] = field(default_factory=dict)
     """The first and last value of each loop index the conditions use."""
+    streams: list[Stream] = field(default_factory=list)
+    """The stores that write whole cache lines of one contiguous run (see `Stream`)."""
+
+
+STREAM_MIN_BYTES = 1024
+"""The smallest run a store must write for non-temporal stores: tiny blocks keep plain
+stores (and no extra copy of their nest to compile)."""
+
+
+@dataclass
+class Stream:
+    """A store whose nest writes `count` consecutive elements of `size` bytes of `param`'s
+    array, starting at element `start` (a polynomial over values defined outside the nest),
+    the nest's `index` stepping by one from `first`; the run is whole 64-byte lines when
+    its start is 64-byte aligned. `conditions` keep the store inside its array (and its offset
+    exact), as for `NestRanges.bounds`."""
+
+    store: blk.StoreOp
+    param: SSAValue
+    index: SSAValue
+    start: Poly
+    first: int
+    count: int
+    size: int
+    conditions: list[Condition]
 
 
 def _width(t: Attribute) -> int | None:
@@ -122,6 +147,14 @@ def loop_range(value: SSAValue) -> tuple[int, int] | None:
     if ub <= lb:
         return lb, lb  # the loop never runs: any range will do
     return lb, lb + (ub - lb - 1) // step * step
+
+
+def trip_count(loop: scf.ForOp) -> int | None:
+    """How many times `loop` runs, when its bounds are constants."""
+    lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    return max(0, -(-(ub - lb) // step))
 
 
 def _inside(value: SSAValue, nest: Operation) -> bool:
@@ -320,8 +353,46 @@ def analyse(
         if conditions is not None:
             result.proven.add(op)
             result.bounds.extend(_choices(result, conditions))
+            stream = _stream(analysis, op, offsets, param, size_of(op.ptr), conditions)
+            if stream is not None:
+                result.streams.append(stream)
     result.ranges = {v: r for v in analysis.order if (r := loop_range(v)) is not None}
     return result
+
+
+def _stream(
+    analysis: _Analysis,
+    op: Operation,
+    offsets: list[SSAValue],
+    param: SSAValue,
+    size: int,
+    conditions: list[Condition],
+) -> Stream | None:
+    """`op` as a `Stream`: a store directly in the nest's loop (step 1), at one offset
+    `index + start`, writing whole lines from an aligned start and at least
+    `STREAM_MIN_BYTES`."""
+    nest = analysis.nest
+    index = nest.body.blocks[0].args[0]
+    found = analysis.poly(offsets[0]) if len(offsets) == 1 else None
+    span = loop_range(index)
+    if (
+        not isinstance(op, blk.StoreOp)
+        or op.parent_op() is not nest
+        or _constant(nest.step) != 1
+        or found is None
+        or span is None
+        or found[0].get((index,)) != 1
+    ):
+        return None
+    start = {m: c for m, c in found[0].items() if m != (index,)}
+    if any(_inside(f, nest) for m in start for f in m):
+        return None  # another index of the nest moves the run
+    first, count = span[0], span[1] - span[0] + 1
+    if count * size % 64 or count * size < STREAM_MIN_BYTES:
+        return None
+    start = _combine(start, {(): first} if first else {}, 1)
+    conditions = [c for c in conditions if c.select is None]
+    return Stream(op, param, index, start, first, count, size, conditions)
 
 
 def _choices(result: NestRanges, conditions: list[Condition]) -> list[Condition]:
@@ -468,6 +539,12 @@ class RangeCheck:
         self.ranges = {v: r for v, r in nest.ranges.items() if v in indices}
         self.element_count = element_count
         self.extremes: dict[frozenset[tuple[Monomial, int]], _Extremes] = {}
+
+    def value(self, poly: Poly) -> tuple[ir.Value, ir.Value]:
+        """`poly` (free of the nest's indices) as an i64, and whether computing it
+        overflowed."""
+        low, _, overflow = self.emitter.extremes(poly, self.ranges)
+        return _llvm(low), overflow
 
     def holds(self, conditions: list[Condition]) -> ir.Value:
         """An i1 that is true when every one of `conditions` holds (and was computed

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import numpy
@@ -145,18 +146,45 @@ def convert_args(name: str, params: Sequence[Attribute], args: Sequence[object])
 
 def array_bounds(params: Sequence[Attribute], arrays: Sequence[numpy.ndarray]) -> ctypes.c_void_p:
     """The first and end byte of each pointer argument's array, as the kernel reads them:
-    int64 pairs indexed by parameter position. The array is kept alive by the caller."""
-    table = numpy.zeros(2 * max(len(params), 1), numpy.int64)
+    int64 pairs indexed by parameter position, then `stream_threshold()`. The array is kept
+    alive by the caller."""
+    table = numpy.zeros(2 * len(params) + 1, numpy.int64)
     pointers = iter(arrays)
     for index, t in enumerate(params):
         if isinstance(t, PtrType):
             low, high = numpy.lib.array_utils.byte_bounds(next(pointers))
             table[2 * index : 2 * index + 2] = (low, high)
+    table[-1] = stream_threshold()
     _keep_alive.table = table
     return ctypes.c_void_p(table.ctypes.data)
 
 
 _keep_alive = threading.local()
+
+
+def stream_threshold() -> int:
+    """How many bytes a launch must store for non-temporal stores (they bypass the cache):
+    `BLKC_STREAM_BYTES` when set (0: always, -1: never), else half the last-level cache.
+    Below it the output may still be cached when the next kernel reads it; above it, it
+    would be evicted anyway (its inputs compete for the cache too), and streaming saves the
+    read-for-ownership of each written line."""
+    setting = os.environ.get("BLKC_STREAM_BYTES")
+    if setting is not None:
+        return 2**63 - 1 if int(setting) < 0 else int(setting)
+    return _last_level_cache() // 2
+
+
+@cache
+def _last_level_cache() -> int:
+    """The size of the largest cache the kernel's core sees (32 MiB when Linux's sysfs
+    does not say)."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    sizes = []
+    for entry in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        text = entry.read_text().strip()
+        if text[-1:] in units and text[:-1].isdigit():
+            sizes.append(int(text[:-1]) * units[text[-1]])
+    return max(sizes, default=32 << 20)
 
 
 def no_overlap(arrays: Sequence[numpy.ndarray]) -> bool:

@@ -43,6 +43,8 @@ from blkc.dialects import blk
 from blkc.dialects.types import PtrType
 from blkc.runtime import access_ranges, small_floats, vector_math
 
+STREAM_SCOPE, STREAM_DOMAIN = "blkc.nontemporal", "blkc.streaming"
+"""The names in the metadata that marks stores for non-temporal stores (see `jit`)."""
 GRID_PARAMS = ("pid_x", "pid_y", "pid_z", "nprog_x", "nprog_y", "nprog_z")
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
@@ -103,7 +105,10 @@ class EmittedModule:
 
 
 def emit_module(
-    module: ModuleOp, noalias: bool = False, check_bounds: bool = True
+    module: ModuleOp,
+    noalias: bool = False,
+    check_bounds: bool = True,
+    streaming: bool | None = None,
 ) -> EmittedModule:
     """Translate every kernel of `module` (loop IR) to one LLVM module.
 
@@ -111,12 +116,22 @@ def emit_module(
     inside an array the kernel was given; an access outside is skipped and recorded, and
     the launcher raises IndexError (the process never reads or writes memory it does not
     own). Without it, kernels run faster and trust their offsets and masks.
+
+    With `streaming` (default: when the host supports it, see
+    `jit.streaming_stores_supported`), stores that write whole cache lines get one more
+    copy of their nest, taken when the run is 64-byte aligned and the launch stores more
+    bytes than the threshold the launcher passes (see `launch.stream_threshold`): there
+    they are marked for non-temporal stores, which `jit` applies after vectorization.
     """
+    if streaming is None:
+        from blkc.runtime.jit import streaming_stores_supported
+
+        streaming = streaming_stores_supported()
     llvm_module = ir.Module(name="blkc")
     kernels: dict[str, KernelSignature] = {}
     for op in module.walk():
         if isinstance(op, func.FuncOp) and not op.is_declaration:
-            signature = _FunctionEmitter(llvm_module, op, noalias, check_bounds).emit()
+            signature = _FunctionEmitter(llvm_module, op, noalias, check_bounds, streaming).emit()
             kernels[signature.name] = signature
     return EmittedModule(str(llvm_module), kernels)
 
@@ -124,11 +139,34 @@ def emit_module(
 # ------------------------------------------------------------------------------------
 
 
+_Version = tuple[
+    ir.Value | None,
+    set[Operation],
+    set[Operation],
+    set[Operation],
+    dict[Operation, tuple[ir.Value, access_ranges.Stream]],
+]
+"""A copy of a loop nest: the condition that picks it (None: the last, checked copy), the
+accesses proven inside, those proven unmasked, the selects proven chosen and the stores
+streamed (see `_FunctionEmitter._streaming_version`)."""
+
+
 class _FunctionEmitter:
     def __init__(
-        self, module: ir.Module, function: func.FuncOp, noalias: bool, check_bounds: bool = True
+        self,
+        module: ir.Module,
+        function: func.FuncOp,
+        noalias: bool,
+        check_bounds: bool = True,
+        streaming: bool = False,
     ):
         self.module = module
+        self.streaming = streaming
+        self.streams: dict[Operation, tuple[ir.Value, access_ranges.Stream]] = {}
+        """Stores streamed in the nest being emitted -> (64-byte aligned address of their
+        run, the run)."""
+        self.streamed = False
+        """Whether a nest got a streaming copy (the launcher then ends with a fence)."""
         self.function = function
         self.noalias = noalias
         self.check_bounds = check_bounds
@@ -192,6 +230,9 @@ class _FunctionEmitter:
                 self.ranges[index] = (first, end)
         for grid_name, llvm_arg in zip(GRID_PARAMS, kernel.args[len(params) + 1 :], strict=True):
             self.grid[grid_name] = llvm_arg
+        self.table = bounds
+        self.threshold_slot = 2 * len(params)
+        self._wanted: ir.Value | None = None
         self.errors = ir.GlobalVariable(self.module, I32, name=f"{name}__errors")
         self.errors.initializer = ir.Constant(I32, 0)
         self.builder = builder
@@ -275,6 +316,33 @@ class _FunctionEmitter:
             self._limits[key] = b.trunc(capped, I32)
         return self._limits[key]
 
+    def _stream_wanted(self) -> ir.Value:
+        """Whether this launch stores at least the launcher's threshold of bytes (the grid
+        times what one program stores, loops with run-time bounds counted once): below it
+        the output may still be in cache when it is read next, and plain stores win."""
+        if self._wanted is None:
+            b = self.allocas  # loop-invariant: computed once, in the entry block
+            slot = b.gep(self.table, [ir.Constant(I64, self.threshold_slot)], source_etype=I64)
+            threshold = b.load(slot, typ=I64)
+            total: ir.Value = ir.Constant(I64, self._stored_bytes())
+            for axis in "xyz":
+                total = b.mul(total, b.zext(self.grid[f"nprog_{axis}"], I64))
+            self._wanted = b.icmp_signed(">=", total, threshold)
+        return self._wanted
+
+    def _stored_bytes(self) -> int:
+        """The bytes one program stores, counting loops with constant bounds."""
+        total = 0
+        for op in self.function.walk():
+            if isinstance(op, blk.StoreOp):
+                count, parent = self._size(op.ptr), op.parent_op()
+                while parent is not None and parent is not self.function:
+                    if isinstance(parent, scf.ForOp):
+                        count *= access_ranges.trip_count(parent) or 1
+                    parent = parent.parent_op()
+                total += count
+        return total
+
     def _flush_errors(self) -> None:
         b = self.builder
         fn = b.function
@@ -308,7 +376,12 @@ class _FunctionEmitter:
         following = b.add(linear, ir.Constant(I64, 1))
         linear.add_incoming(following, loop)
         b.cbranch(b.icmp_signed("<", following, end), loop, done)
-        ir.IRBuilder(done).ret_void()
+        b = ir.IRBuilder(done)
+        if self.streamed:
+            # Non-temporal stores are weakly ordered: make them visible before the thread
+            # that launched the kernel reads the output.
+            b.call(self._function("llvm.x86.sse.sfence", ir.VoidType(), []), [])
+        b.ret_void()
         return fn.name
 
     # -- blocks and control flow -------------------------------------------------------
@@ -336,7 +409,8 @@ class _FunctionEmitter:
         if self.versioning:
             nest = access_ranges.analyse(op, self.pointer_params, self._size)
         proven = nest.proven if self.check_bounds else set()
-        if not proven and not nest.unmasked and not nest.chosen:
+        streams = nest.streams if self.streaming else []
+        if not proven and not nest.unmasked and not nest.chosen and not streams:
             self._emit_loop(op)
             return
         b = self.builder
@@ -350,13 +424,16 @@ class _FunctionEmitter:
             fast.append((b.and_(bounds, check.holds(nest.masks)), proven, nest.unmasked))
         if proven or nest.chosen:
             fast.append((bounds, proven, set()))
-        versions = [(c, p, u, nest.chosen) for c, p, u in fast]
-        versions.append((None, set(), set(), set()))
+        versions: list[_Version] = [(c, p, u, nest.chosen, {}) for c, p, u in fast]
+        versions.append((None, set(), set(), set(), {}))
+        streaming = self._streaming_version(streams, check, versions[0])
+        if streaming is not None:
+            versions.insert(0, streaming)
         merge = b.function.append_basic_block("nest.end")
         bad_before = self.bad
         self.versioning = False
         arms: list[tuple[list[ir.Value], ir.Value, ir.Block]] = []
-        for condition, self.proven, self.unmasked, self.chosen in versions:
+        for condition, self.proven, self.unmasked, self.chosen, self.streams in versions:
             if condition is not None:
                 taken = b.function.append_basic_block("nest.version")
                 otherwise = b.function.append_basic_block("nest.else")
@@ -369,6 +446,7 @@ class _FunctionEmitter:
             if condition is not None:
                 b.position_at_end(otherwise)
         self.versioning, self.proven, self.unmasked, self.chosen = True, set(), set(), set()
+        self.streams = {}
         b.position_at_end(merge)
         for index, result in enumerate([*op.results, None]):
             phi = b.phi(I1 if result is None else llvm_type(result.type))
@@ -378,6 +456,47 @@ class _FunctionEmitter:
                 self.bad = phi
             else:
                 self.values[result] = phi
+
+    def _streaming_version(
+        self,
+        streams: Sequence[access_ranges.Stream],
+        check: access_ranges.RangeCheck,
+        fastest: _Version,
+    ) -> _Version | None:
+        """A copy of the fastest version whose stores of whole lines (unmasked and inside
+        their arrays there) go through 64-byte aligned bases, when their runs start on a
+        line and the launch stores enough (`_stream_wanted`), or None. The aligned base
+        (`llvm.ptrmask`, a no-op after the check) lets LLVM prove its vector stores
+        aligned, which non-temporal vector stores require."""
+        condition, proven, unmasked, chosen, _ = fastest
+        b = self.builder
+        taken = {
+            s.store: s
+            for s in streams
+            if (s.store.mask is None or s.store in unmasked)
+            and (not self.check_bounds or s.store in proven)
+        }
+        if not taken:
+            return None
+        # The stores' own ranges also make their offsets exact when bounds are not checked.
+        holds = self._stream_wanted()
+        if condition is not None:
+            holds = b.and_(condition, holds)
+        holds = b.and_(holds, check.holds([c for s in taken.values() for c in s.conditions]))
+        bases: dict[Operation, tuple[ir.Value, access_ranges.Stream]] = {}
+        for stream in taken.values():
+            start, overflow = check.value(stream.start)
+            address = b.gep(
+                self.get(stream.param), [start], source_etype=self._pointee(stream.store.ptr)
+            )
+            line = b.and_(b.ptrtoint(address, I64), ir.Constant(I64, 63))
+            holds = b.and_(
+                holds, b.and_(b.not_(overflow), b.icmp_unsigned("==", line, ir.Constant(I64, 0)))
+            )
+            ptrmask = self._function("llvm.ptrmask.p0.i64", PTR, [PTR, I64])
+            bases[stream.store] = (b.call(ptrmask, [address, ir.Constant(I64, -64)]), stream)
+        self.streamed = True
+        return holds, proven, unmasked, chosen, bases
 
     def _element_count(self, param: SSAValue, size: int) -> ir.Value:
         """How many elements of `size` bytes the array of pointer parameter `param` holds."""
@@ -593,6 +712,14 @@ class _FunctionEmitter:
     def emit_store(self, op: blk.StoreOp) -> None:
         b = self.builder
         ptr, value = self.get(op.ptr), self.get(op.value)
+        if op in self.streams:
+            base, stream = self.streams[op]
+            index = self.get(stream.index)
+            if stream.first:
+                index = b.sub(index, ir.Constant(I64, stream.first))
+            address = b.gep(base, [index], inbounds=True, source_etype=self._pointee(op.ptr))
+            b.store(value, address).set_metadata("alias.scope", self._stream_mark())
+            return
 
         def store() -> None:
             b.store(value, ptr)
@@ -636,6 +763,14 @@ class _FunctionEmitter:
         result = self._guarded(self.checked(op, op.ptr, self._size(op.ptr), None), cas)
         assert result is not None
         self.set(op, result)
+
+    def _stream_mark(self) -> ir.MDValue:
+        """The mark of stores to make non-temporal once vectorized: an alias scope of its
+        own domain, which no `!noalias` names (so it means nothing to alias analysis) and
+        which the vectorizers carry to the vector stores they make."""
+        domain = self.module.add_metadata([ir.MetaDataString(self.module, STREAM_DOMAIN)])
+        scope = self.module.add_metadata([ir.MetaDataString(self.module, STREAM_SCOPE), domain])
+        return self.module.add_metadata([scope])
 
     # -- debugging ---------------------------------------------------------------------
 

@@ -1,0 +1,156 @@
+"""Non-temporal (streaming) stores: a nest that writes whole cache lines gets a copy whose
+stores bypass the cache, taken when the run is 64-byte aligned and the launch stores more
+than `launch.stream_threshold()` bytes. It must compute exactly what the plain copies do,
+keep out-of-bounds accesses skipped and reported, and never assume an alignment it did not
+check."""
+
+from pathlib import Path
+
+import numpy
+import pytest
+
+import blkc
+from blkc.runtime import jit, launch
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+needs_x86 = pytest.mark.skipif(
+    not jit.streaming_stores_supported(), reason="non-temporal stores need x86 with SSE2"
+)
+
+# A block of 8 f32 writes 32 bytes: too few for streaming.
+TINY_COPY = """
+module {
+  func.func @tiny_copy(%src: !blk.ptr<f32>, %dst: !blk.ptr<f32>) attributes {blk.kernel} {
+    %pid = blk.program_id 0 : i32
+    %block = blk.literal 8 : !blk.weak<int>
+    %start = blk.mul %pid, %block : i32, !blk.weak<int> -> i32
+    %range = blk.arange 0, 8 : tensor<8xi32>
+    %offs = blk.add %start, %range : i32, tensor<8xi32> -> tensor<8xi32>
+    %p = blk.addptr %src, %offs : !blk.ptr<f32>, tensor<8xi32> -> tensor<8x!blk.ptr<f32>>
+    %x = blk.load %p : tensor<8x!blk.ptr<f32>>
+    %q = blk.addptr %dst, %offs : !blk.ptr<f32>, tensor<8xi32> -> tensor<8x!blk.ptr<f32>>
+    blk.store %q, %x : tensor<8x!blk.ptr<f32>>
+    func.return
+  }
+}
+"""
+
+
+def example(name: str, check_bounds: bool = True) -> blkc.Kernel:
+    path = EXAMPLES / f"{name}.mlir"
+    return blkc.compile(path.read_text(), filename=str(path), check_bounds=check_bounds)
+
+
+def aligned(count: int, skip_bytes: int = 0) -> numpy.ndarray:
+    """`count` float32 starting `skip_bytes` past a 64-byte boundary."""
+    raw = numpy.zeros(count * 4 + 128, numpy.uint8)
+    start = (-raw.ctypes.data) % 64 + skip_bytes
+    return raw[start : start + count * 4].view(numpy.float32)
+
+
+def vector_add(
+    monkeypatch: pytest.MonkeyPatch, stream: str, n: int, skip: int = 0, check: bool = True
+) -> numpy.ndarray:
+    monkeypatch.setenv("BLKC_STREAM_BYTES", stream)
+    rng = numpy.random.default_rng(n)
+    x, y, out = aligned(n, skip), aligned(n, skip), aligned(n, skip)
+    x[...], y[...] = rng.standard_normal(n), rng.standard_normal(n)
+    example("vector_add", check)[((n + 1023) // 1024,)](x, y, out, n)
+    numpy.testing.assert_array_equal(out, x + y)
+    return out
+
+
+@needs_x86
+def test_a_large_store_nest_streams_with_aligned_vector_stores_and_a_fence() -> None:
+    kernel = example("vector_add")
+    llvm_ir, asm = kernel.asm["llvm"], kernel.asm["asm"]
+    assert "!nontemporal" in llvm_ir
+    assert "llvm.x86.sse.sfence" in llvm_ir
+    assert "movntps" in asm
+    assert "movntss" not in asm  # never one scalar non-temporal store per element
+
+
+@needs_x86
+def test_a_tiny_store_nest_keeps_plain_stores() -> None:
+    kernel = blkc.compile(TINY_COPY, filename="tiny.mlir")
+    assert "!nontemporal" not in kernel.asm["llvm"]
+    assert "sfence" not in kernel.asm["llvm"]
+
+
+@pytest.mark.parametrize("check", [True, False])
+@pytest.mark.parametrize("n", [1024, 5000, 1 << 16])
+def test_streamed_and_plain_stores_give_identical_results(
+    monkeypatch: pytest.MonkeyPatch, n: int, check: bool
+) -> None:
+    streamed = vector_add(monkeypatch, "0", n, check=check)
+    plain = vector_add(monkeypatch, "-1", n, check=check)
+    numpy.testing.assert_array_equal(streamed, plain)
+
+
+@pytest.mark.parametrize("skip", [4, 16, 32])
+def test_arrays_off_a_cache_line_give_correct_results(
+    monkeypatch: pytest.MonkeyPatch, skip: int
+) -> None:
+    vector_add(monkeypatch, "0", 4096 + 17, skip)
+
+
+@pytest.mark.parametrize("rows", [3, 64])
+def test_streamed_softmax_rows_match_plain_ones_bit_for_bit(
+    monkeypatch: pytest.MonkeyPatch, rows: int
+) -> None:
+    stride = 1028  # rows 4 * 1028 * 4 bytes apart: every fourth row starts on a line
+    x = numpy.random.default_rng(rows).standard_normal((rows, stride)).astype(numpy.float32)
+    outputs = []
+    for stream in ("0", "-1"):
+        monkeypatch.setenv("BLKC_STREAM_BYTES", stream)
+        y = aligned(rows * stride).reshape(rows, stride)
+        example("softmax")[(rows,)](x, y, stride, 1024)
+        outputs.append(y.copy())
+    numpy.testing.assert_array_equal(outputs[0], outputs[1])
+    numpy.testing.assert_allclose(outputs[0][:, :1024].sum(axis=1), 1, rtol=1e-5)
+
+
+def test_stores_outside_the_array_are_still_skipped_and_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BLKC_STREAM_BYTES", "0")
+    n = 2048
+    x, y = aligned(n), aligned(n)
+    x[...], y[...] = 1, 2
+    out = aligned(1500)
+    with pytest.raises(IndexError, match="outside the arrays"):
+        example("vector_add")[(2,)](x, y, out, n)
+    numpy.testing.assert_array_equal(out, 3)
+
+
+def test_the_threshold_comes_from_the_environment_or_the_cache(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BLKC_STREAM_BYTES", "123")
+    assert launch.stream_threshold() == 123
+    monkeypatch.setenv("BLKC_STREAM_BYTES", "-1")
+    assert launch.stream_threshold() == 2**63 - 1
+    monkeypatch.delenv("BLKC_STREAM_BYTES")
+    assert launch.stream_threshold() > 0
+
+
+def test_only_aligned_marked_vector_stores_become_non_temporal() -> None:
+    llvm_ir = "\n".join(
+        [
+            "define void @f(ptr %p, <16 x float> %v, float %s) {",
+            "  store <16 x float> %v, ptr %p, align 64, !alias.scope !2",
+            "  store <16 x float> %v, ptr %p, align 4, !alias.scope !2",
+            "  store float %s, ptr %p, align 4, !alias.scope !2",
+            "  store <16 x float> %v, ptr %p, align 64",
+            "  ret void",
+            "}",
+            '!0 = !{!"blkc.streaming"}',
+            '!1 = !{!"blkc.nontemporal", !0}',
+            "!2 = !{!1}",
+        ]
+    )
+    marked = jit.mark_nontemporal(llvm_ir).splitlines()
+    assert "!nontemporal !3" in marked[1]
+    assert all("nontemporal" not in line for line in marked[2:5])
+    assert marked[-1] == "!3 = !{i32 1}"
