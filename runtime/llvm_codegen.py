@@ -795,7 +795,9 @@ class _FunctionEmitter:
             return existing
         return ir.Function(self.module, ir.FunctionType(result, args, var_arg=var_arg), name=name)
 
-    def emit_print(self, op: blk.PrintOp) -> None:
+    def print_format(self, op: blk.PrintOp) -> tuple[ir.Value, list[ir.Value]]:
+        """`op`'s printf format (a string constant) and its values, widened as C's
+        variadic calls pass them (ints to i64, floats to double)."""
         b = self.builder
         pieces, values = [op.prefix.data.replace("%", "%%")], []
         for arg in op.args:
@@ -810,8 +812,12 @@ class _FunctionEmitter:
                 value = b.fpext(value, ir.DoubleType()) if value.type != ir.DoubleType() else value
                 pieces.append(" %g")
             values.append(value)
+        return self._string("".join(pieces) + "\n"), values
+
+    def emit_print(self, op: blk.PrintOp) -> None:
+        text, values = self.print_format(op)
         printf = self._function("printf", I32, [PTR], var_arg=True)
-        b.call(printf, [self._string("".join(pieces) + "\n"), *values])
+        self.builder.call(printf, [text, *values])
 
     def emit_assert(self, op: blk.AssertOp) -> None:
         b = self.builder

@@ -237,19 +237,7 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
     def emit_print(self, op: blk.PrintOp) -> None:
         """`printf`'s format as on the CPU, through `vprintf(format, packed values)`."""
         b = self.builder
-        pieces, values = [op.prefix.data.replace("%", "%%")], []
-        for arg in op.args:
-            value = self.get(arg)
-            if isinstance(value.type, ir.IntType):
-                if value.type.width < 64:
-                    value = b.sext(value, I64) if value.type.width > 1 else b.zext(value, I64)
-                pieces.append(" %lld")
-            elif isinstance(value.type, ir.PointerType):
-                pieces.append(" %p")
-            else:
-                value = b.fpext(value, F64) if value.type != F64 else value
-                pieces.append(" %g")
-            values.append(value)
+        text, values = self.print_format(op)
         packed: ir.Value = ir.Constant(PTR, None)
         if values:
             record = ir.LiteralStructType([v.type for v in values])
@@ -258,7 +246,7 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
                 field = b.gep(packed, [ir.Constant(I32, 0), ir.Constant(I32, index)])
                 b.store(value, field)
         vprintf = self._function("vprintf", I32, [PTR, PTR])
-        b.call(vprintf, [self._string("".join(pieces) + "\n"), b.bitcast(packed, PTR)])
+        b.call(vprintf, [text, b.bitcast(packed, PTR)])
 
     def emit_assert(self, op: blk.AssertOp) -> None:
         """`__assertfail(message, file, line, function, 1)` where the condition is false."""
