@@ -23,6 +23,9 @@ same reference.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 import llvmlite.ir as ir
 
 F32 = ir.FloatType()
@@ -54,14 +57,30 @@ def _intrinsic(module: ir.Module, name: str, args: list[ir.Type], result: ir.Typ
     return ir.Function(module, ir.FunctionType(result, args), name=name)
 
 
-def _function(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder] | ir.Function:
-    existing = module.globals.get(name)
-    if isinstance(existing, ir.Function):
-        return existing
-    fn = ir.Function(module, ir.FunctionType(F32, [F32]), name=name)
-    fn.linkage = "internal"
-    fn.attributes.add("alwaysinline")
-    return fn, ir.IRBuilder(fn.append_basic_block("entry"))
+_Body = Callable[[ir.Module, ir.IRBuilder, ir.Argument], ir.Value]
+"""Builds the value of an f32 function of `x` with the builder `b` in `module`."""
+
+
+def _defined_once(name: str) -> Callable[[_Body], Callable[[ir.Module], ir.Function]]:
+    """Turn a `_Body` into ``define(module)``: the f32 -> f32 function `name`, defined in
+    `module` once (internal, always inlined)."""
+
+    def decorate(body: _Body) -> Callable[[ir.Module], ir.Function]:
+        @functools.wraps(body)
+        def define(module: ir.Module) -> ir.Function:
+            existing = module.globals.get(name)
+            if isinstance(existing, ir.Function):
+                return existing
+            fn = ir.Function(module, ir.FunctionType(F32, [F32]), name=name)
+            fn.linkage = "internal"
+            fn.attributes.add("alwaysinline")
+            b = ir.IRBuilder(fn.append_basic_block("entry"))
+            b.ret(body(module, b, fn.args[0]))
+            return fn
+
+        return define
+
+    return decorate
 
 
 def _c(value: float) -> ir.Constant:
@@ -100,13 +119,9 @@ def _scaled_exp(b: ir.IRBuilder, n: ir.Value, r: ir.Value) -> ir.Value:
     return b.fmul(b.fmul(e_r, power_of_two(half)), power_of_two(b.sub(k, half)))
 
 
-def exp_f32(module: ir.Module) -> ir.Function:
+@_defined_once("blkc.exp.f32")
+def exp_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.exp.f32`, defined in `module` once."""
-    made = _function(module, "blkc.exp.f32")
-    if isinstance(made, ir.Function):
-        return made
-    fn, b = made
-    (x,) = fn.args
     rint = _intrinsic(module, "llvm.rint.f32", [F32], F32)
     fma = _intrinsic(module, "llvm.fma.f32", [F32, F32, F32], F32)
     clamped = _clamp(b, x, _UNDERFLOW - 1, _OVERFLOW + 1)
@@ -117,24 +132,18 @@ def exp_f32(module: ir.Module) -> ir.Function:
     result = b.select(b.fcmp_ordered(">", x, _c(_OVERFLOW)), _c(float("inf")), result)
     result = b.select(b.fcmp_ordered("<", x, _c(_UNDERFLOW)), _c(0.0), result)
     result = b.select(b.fcmp_unordered("uno", x, x), x, result)
-    b.ret(result)
-    return fn
+    return result
 
 
-def exp2_f32(module: ir.Module) -> ir.Function:
+@_defined_once("blkc.exp2.f32")
+def exp2_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.exp2.f32`: 2**x = 2**n e**((x - n) ln2), n = rint(x); x - n is
     exact, and clamping x to [-151, 129] makes the scaling give 0 and infinity."""
-    made = _function(module, "blkc.exp2.f32")
-    if isinstance(made, ir.Function):
-        return made
-    fn, b = made
-    (x,) = fn.args
     clamped = _clamp(b, x, -151.0, 129.0)
     n = b.call(_intrinsic(module, "llvm.rint.f32", [F32], F32), [clamped])
     r = b.fmul(b.fsub(clamped, n), _c(_LN2))
     result = _scaled_exp(b, n, r)
-    b.ret(b.select(b.fcmp_unordered("uno", x, x), x, result))
-    return fn
+    return b.select(b.fcmp_unordered("uno", x, x), x, result)
 
 
 # log(1 + x) - x + x**2 / 2 = x**3 * Q(x) on [sqrt(1/2) - 1, sqrt(2) - 1] (Cephes' logf).
@@ -177,35 +186,25 @@ def _log_specials(b: ir.IRBuilder, x: ir.Value, result: ir.Value) -> ir.Value:
     return b.select(b.fcmp_unordered("ult", x, _c(0.0)), _c(float("nan")), result)
 
 
-def log_f32(module: ir.Module) -> ir.Function:
+@_defined_once("blkc.log.f32")
+def log_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.log.f32`: e ln2 + log(m), ln2 in two parts."""
-    made = _function(module, "blkc.log.f32")
-    if isinstance(made, ir.Function):
-        return made
-    fn, b = made
-    (x,) = fn.args
     fma = _intrinsic(module, "llvm.fma.f32", [F32, F32, F32], F32)
     e, t, y = _log_parts(b, x)
     result = b.fadd(t, b.call(fma, [e, _c(_LN2_LO), y]))
     result = b.call(fma, [e, _c(_LN2_HI), result])
-    b.ret(_log_specials(b, x, result))
-    return fn
+    return _log_specials(b, x, result)
 
 
-def log2_f32(module: ir.Module) -> ir.Function:
+@_defined_once("blkc.log2.f32")
+def log2_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.log2.f32`: e + (t + y) log2(e), the product in two parts so
     that results near 0 (x near 1) keep their precision."""
-    made = _function(module, "blkc.log2.f32")
-    if isinstance(made, ir.Function):
-        return made
-    fn, b = made
-    (x,) = fn.args
     fma = _intrinsic(module, "llvm.fma.f32", [F32, F32, F32], F32)
     e, t, y = _log_parts(b, x)
     low = b.call(fma, [t, _c(_LOG2E_LO), b.fmul(y, _c(_LOG2E))])
     result = b.fadd(e, b.call(fma, [t, _c(_LOG2E_HI), low]))
-    b.ret(_log_specials(b, x, result))
-    return fn
+    return _log_specials(b, x, result)
 
 
 # tanh(x) = x + x**3 * R(x**2) for |x| < 0.625 (Cephes' tanhf).
@@ -218,14 +217,10 @@ _TANH_POLY = (
 )
 
 
-def tanh_f32(module: ir.Module) -> ir.Function:
+@_defined_once("blkc.tanh.f32")
+def tanh_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.tanh.f32`: a polynomial near 0, 1 - 2 / (e**(2|x|) + 1) beyond,
     with the sign of x; NaN stays NaN."""
-    made = _function(module, "blkc.tanh.f32")
-    if isinstance(made, ir.Function):
-        return made
-    fn, b = made
-    (x,) = fn.args
     fma = _intrinsic(module, "llvm.fma.f32", [F32, F32, F32], F32)
     magnitude = b.call(_intrinsic(module, "llvm.fabs.f32", [F32], F32), [x])
     s = b.fmul(x, x)
@@ -234,8 +229,7 @@ def tanh_f32(module: ir.Module) -> ir.Function:
     far = b.fsub(_c(1.0), b.fdiv(_c(2.0), b.fadd(e, _c(1.0))))
     chosen = b.select(b.fcmp_ordered("<", magnitude, _c(0.625)), near, far)
     result = _copysign(b, chosen, x)  # tanh is odd: the sign of x, -0.0 included
-    b.ret(b.select(b.fcmp_unordered("uno", x, x), x, result))
-    return fn
+    return b.select(b.fcmp_unordered("uno", x, x), x, result)
 
 
 def _copysign(b: ir.IRBuilder, magnitude: ir.Value, sign: ir.Value) -> ir.Value:
@@ -266,22 +260,17 @@ _ERF_FAR = (
 _ERF_SWITCH = 0.9296875
 
 
-def erf_f32(module: ir.Module) -> ir.Function:
+@_defined_once("blkc.erf.f32")
+def erf_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.erf.f32`: odd, x + x P(x**2) near 0 and 1 - e**Q(|x|) beyond
     0.93 (the cancellation in 1 - e**Q stays below half an ulp there)."""
-    made = _function(module, "blkc.erf.f32")
-    if isinstance(made, ir.Function):
-        return made
-    fn, b = made
-    (x,) = fn.args
     fma = _intrinsic(module, "llvm.fma.f32", [F32, F32, F32], F32)
     magnitude = b.call(_intrinsic(module, "llvm.fabs.f32", [F32], F32), [x])
     near = b.call(fma, [x, _polynomial(b, b.fmul(x, x), _ERF_NEAR), x])
     t = _clamp(b, magnitude, _ERF_SWITCH, 4.0)
     far = _copysign(b, b.fsub(_c(1.0), b.call(exp_f32(module), [_polynomial(b, t, _ERF_FAR)])), x)
     # Unordered: NaN takes the near branch, which keeps it.
-    b.ret(b.select(b.fcmp_unordered("ult", magnitude, _c(_ERF_SWITCH)), near, far))
-    return fn
+    return b.select(b.fcmp_unordered("ult", magnitude, _c(_ERF_SWITCH)), near, far)
 
 
 # sin(r) = r + r**3 S(r**2) and cos(r) = 1 - r**2 / 2 + r**4 C(r**2) on [-pi/4, pi/4],
@@ -293,12 +282,7 @@ _TWO_OVER_PI = 0.6366197723675814
 _PI_OVER_2 = (1.5707963705062866, -4.371138828673793e-08, -1.7151245100058819e-15)
 
 
-def _sin_or_cos(module: ir.Module, cosine: bool) -> ir.Function:
-    made = _function(module, f"blkc.{'cos' if cosine else 'sin'}.f32")
-    if isinstance(made, ir.Function):
-        return made
-    fn, b = made
-    (x,) = fn.args
+def _sin_or_cos(module: ir.Module, b: ir.IRBuilder, x: ir.Argument, cosine: bool) -> ir.Value:
     fma = _intrinsic(module, "llvm.fma.f32", [F32, F32, F32], F32)
     floor = _intrinsic(module, "llvm.floor.f32", [F32], F32)
     magnitude = b.call(_intrinsic(module, "llvm.fabs.f32", [F32], F32), [x])
@@ -324,15 +308,16 @@ def _sin_or_cos(module: ir.Module, cosine: bool) -> ir.Function:
         flip = b.xor(flip, b.and_(b.bitcast(x, I32), ir.Constant(I32, -(2**31))))
     result = b.bitcast(b.xor(b.bitcast(value, I32), flip), F32)
     finite = b.fcmp_ordered("<", magnitude, _c(float("inf")))
-    b.ret(b.select(finite, result, _c(float("nan"))))
-    return fn
+    return b.select(finite, result, _c(float("nan")))
 
 
-def sin_f32(module: ir.Module) -> ir.Function:
+@_defined_once("blkc.sin.f32")
+def sin_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.sin.f32` (see the module docstring for its range)."""
-    return _sin_or_cos(module, cosine=False)
+    return _sin_or_cos(module, b, x, cosine=False)
 
 
-def cos_f32(module: ir.Module) -> ir.Function:
+@_defined_once("blkc.cos.f32")
+def cos_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.cos.f32` (see the module docstring for its range)."""
-    return _sin_or_cos(module, cosine=True)
+    return _sin_or_cos(module, b, x, cosine=True)
