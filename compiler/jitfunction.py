@@ -56,7 +56,36 @@ class _Spec:
     """Part of the key only: an int's divisibility by 16, as Triton specialises it."""
 
 
-class JITFunction:
+class _Launchable:
+    """``kernel[grid](*args, **meta)``, for kernels and their decorators alike."""
+
+    def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
+        raise NotImplementedError
+
+    def __getitem__(self, grid: Any) -> Callable[..., None]:
+        def launch(*args: Any, **kwargs: Any) -> None:
+            self.run(*args, grid=grid, **kwargs)
+
+        return launch
+
+
+class _Decorator(_Launchable):
+    """What `autotune` and `heuristics` wrap: a kernel, or another such decorator."""
+
+    fn: JITFunction | Autotuner | Heuristics
+
+    @property
+    def __name__(self) -> str:
+        return self.fn.__name__
+
+    def _arguments(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """A launch's arguments by parameter name."""
+        arguments = dict(zip(base_function(self).arg_names, args, strict=False))
+        arguments.update(kwargs)
+        return arguments
+
+
+class JITFunction(_Launchable):
     """A kernel (or a helper that kernels call): ``kernel[grid](*args, **meta)`` compiles the
     variant for the arguments' specialization (once) and runs it on every core."""
 
@@ -99,12 +128,6 @@ class JITFunction:
             f"'{self.__name__}' is a @blkc.jit kernel: launch it with "
             f"{self.__name__}[grid](...), or call it from another kernel"
         )
-
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
-        def launch(*args: Any, **kwargs: Any) -> None:
-            self.run(*args, grid=grid, **kwargs)
-
-        return launch
 
     # -- specialization ----------------------------------------------------------------
 
@@ -365,7 +388,7 @@ class Config:
 
 
 @dataclass
-class Autotuner:
+class Autotuner(_Decorator):
     """Times every config on the first launch for each key and reuses the fastest."""
 
     fn: JITFunction | Autotuner | Heuristics
@@ -377,22 +400,6 @@ class Autotuner:
     num_reps: int = 5
     best: dict[tuple[Any, ...], Config] = field(default_factory=dict)
     timings: dict[tuple[Any, ...], dict[str, float]] = field(default_factory=dict)
-
-    @property
-    def __name__(self) -> str:
-        return self.fn.__name__
-
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
-        def launch(*args: Any, **kwargs: Any) -> None:
-            self.run(*args, grid=grid, **kwargs)
-
-        return launch
-
-    def _arguments(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-        names = base_function(self).arg_names
-        arguments = dict(zip(names, args, strict=False))
-        arguments.update(kwargs)
-        return arguments
 
     def _key(self, arguments: dict[str, Any]) -> tuple[Any, ...]:
         parts = []
@@ -517,37 +524,24 @@ def autotune(
 
 
 @dataclass
-class Heuristics:
+class Heuristics(_Decorator):
     """Computes meta-parameters from the arguments before each launch."""
 
     fn: JITFunction | Autotuner | Heuristics
     values: dict[str, Callable[[dict[str, Any]], Any]]
 
-    @property
-    def __name__(self) -> str:
-        return self.fn.__name__
-
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
-        def launch(*args: Any, **kwargs: Any) -> None:
-            self.run(*args, grid=grid, **kwargs)
-
-        return launch
+    def _with_meta(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """`kwargs` plus the meta-parameters computed from all the arguments."""
+        arguments = self._arguments(args, kwargs)
+        for name, compute in self.values.items():
+            kwargs[name] = arguments[name] = compute(arguments)
+        return kwargs
 
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
-        names = base_function(self).arg_names
-        arguments = dict(zip(names, args, strict=False))
-        arguments.update(kwargs)
-        for name, compute in self.values.items():
-            kwargs[name] = arguments[name] = compute(arguments)
-        self.fn.run(*args, grid=grid, **kwargs)
+        self.fn.run(*args, grid=grid, **self._with_meta(args, kwargs))
 
     def warmup(self, *args: Any, **kwargs: Any) -> Any:
-        names = base_function(self).arg_names
-        arguments = dict(zip(names, args, strict=False))
-        arguments.update(kwargs)
-        for name, compute in self.values.items():
-            kwargs[name] = arguments[name] = compute(arguments)
-        return self.fn.warmup(*args, **kwargs)
+        return self.fn.warmup(*args, **self._with_meta(args, kwargs))
 
 
 def heuristics(values: dict[str, Callable[[dict[str, Any]], Any]]) -> Callable[[Any], Heuristics]:
