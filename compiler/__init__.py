@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     )
     from blkc.kernel import Kernel, compile
     from blkc.passes.promotion.base import PromotionError
+    from blkc.passes.promotion import set_default_policy
     from blkc.pipeline import parse, run_pipeline
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "next_power_of_2",
     "parse",
     "run_pipeline",
+    "set_default_policy",
 ]
 
 # Resolved on first use so that `import blkc` stays cheap (it imports no xDSL).
@@ -53,6 +55,7 @@ _LAZY = {
     "PromotionError": "blkc.passes.promotion.base",
     "parse": "blkc.pipeline",
     "run_pipeline": "blkc.pipeline",
+    "set_default_policy": "blkc.passes.promotion",
 }
 
 

@@ -11,15 +11,16 @@ Arguments specialise the kernel as Triton does: arrays (anything with
 `__array_interface__` or DLPack) become pointers to their dtype; bools are i1; ints are
 i32 when they fit, else i64 (uint64 above that), and an int equal to 1 is compiled in;
 floats are f32; `tl.constexpr` parameters and None are compiled in. Each specialization
-compiles once and is cached in memory and on disk (keyed by the kernel's source, the
-sources of the functions it calls, and the specialization).
+compiles once and is cached in memory and on disk. The key holds everything the compiled
+code depends on: the sources of the kernel and of the `@blkc.jit` functions it can call,
+the values of the `tl.constexpr` globals they read (`blkc.frontend.captures`), the
+specialization, the policy, the target and its options, and (in the disk cache's key) the
+bounds-check mode, blkc's own sources, the xDSL and llvmlite versions and the host CPU.
+A global that changes after a compile recompiles the kernel at its next launch.
 """
 
 from __future__ import annotations
 
-import ast
-import functools
-import hashlib
 import inspect
 import os
 import sys
@@ -30,6 +31,7 @@ from typing import Any
 
 import numpy
 
+from blkc.frontend.captures import Captures, capture
 from blkc.language import core as tl
 
 _IGNORED_OPTIONS = frozenset(
@@ -93,7 +95,7 @@ class JITFunction(_Launchable):
         self,
         fn: Callable[..., Any],
         *,
-        policy: str = "triton",
+        policy: str | None = None,
         do_not_specialize: Iterable[str | int] = (),
         check_bounds: bool | None = None,
         target: str | None = None,
@@ -119,6 +121,8 @@ class JITFunction(_Launchable):
         self.builds = 0
         """How many variants this function compiled from source (not found in a cache)."""
         self._variants: dict[tuple[Any, ...], Any] = {}
+        self._captures: Captures | None = None
+        """What the kernel reads from outside, as of its variants' compiles."""
 
     def __repr__(self) -> str:
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
@@ -204,21 +208,26 @@ class JITFunction(_Launchable):
         """The compiled variant for `arguments` (by name) and the runtime arguments it
         takes, in order."""
         from blkc.kernel import compile_cached
+        from blkc.passes.promotion import default_policy
 
-        policy = policy or self.policy
+        policy = policy or self.policy or default_policy()
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
-        key = (
-            _source_hash(self),
-            tuple((n, s.mlir, _hashable(s.constant), s.hint) for n, s in specs.items()),
-        )
+        signature = tuple((n, s.mlir, _hashable(s.constant), s.hint) for n, s in specs.items())
         runtime = [arguments[n] for n, s in specs.items() if s.mlir is not None]
         # Launches look their variant up here first: hashing the key for the shared cache
         # costs more than some kernels take to run.
         options = (policy, target or self.target, num_warps, arch)
         environment = tuple(os.environ.get(v) for v in ("BLKC_TARGET", "BLKC_CHECK_BOUNDS"))
-        variant = (key, options, environment)
-        if variant in self._variants:
+        variant = (signature, options, environment)
+        captures = self._captures
+        if captures is None or not captures.fresh():
+            # A global the kernel reads changed (or nothing is compiled yet): every
+            # variant may depend on it.
+            self._variants.clear()
+            captures = self._captures = capture(self)
+        elif variant in self._variants:
             return self._variants[variant], runtime
+        key = (captures.digest, signature)
 
         def build() -> Any:
             from xdsl.parser import Parser
@@ -301,43 +310,10 @@ def _hashable(value: Any) -> Any:
     return (type(value).__name__, repr(value))
 
 
-@functools.cache
-def _source_hash(fn: JITFunction) -> str:
-    """A hash of `fn`'s source and of every @blkc.jit function it can call (found through
-    the global names its code uses), so editing a helper recompiles its callers."""
-    digest = hashlib.sha256()
-    seen: set[int] = set()
-
-    def visit(function: JITFunction) -> None:
-        if id(function) in seen:
-            return
-        seen.add(id(function))
-        from blkc.frontend.python import parse_function
-
-        parsed = parse_function(function.fn)
-        digest.update(ast.dump(parsed.tree, include_attributes=True).encode())
-        digest.update(f"{parsed.filename}:{parsed.line_offset}:{parsed.col_offset}".encode())
-        for node in ast.walk(parsed.tree):
-            if isinstance(node, ast.Name):
-                target = parsed.globals.get(node.id)
-                if isinstance(target, JITFunction):
-                    visit(target)
-                elif target is not None and hasattr(target, "__dict__"):
-                    for attr in (
-                        n.attr for n in ast.walk(parsed.tree) if isinstance(n, ast.Attribute)
-                    ):
-                        member = getattr(target, attr, None)
-                        if isinstance(member, JITFunction):
-                            visit(member)
-
-    visit(fn)
-    return digest.hexdigest()
-
-
 def jit(
     fn: Callable[..., Any] | None = None,
     *,
-    policy: str = "triton",
+    policy: str | None = None,
     do_not_specialize: Iterable[str | int] = (),
     check_bounds: bool | None = None,
     target: str | None = None,
@@ -345,7 +321,8 @@ def jit(
 ) -> Any:
     """Make `fn` a blkc kernel (``@blkc.jit`` or ``@blkc.jit(policy="numpy")``).
 
-    `policy` is the promotion policy of its arithmetic (triton by default); ints named in
+    `policy` is the promotion policy of its arithmetic (by default the process-wide one:
+    `blkc.set_default_policy`, else `$BLKC_POLICY`, else triton); ints named in
     `do_not_specialize` are never compiled in; `check_bounds` and `target` (cpu, cpu-simt,
     ptx; default `$BLKC_TARGET`, else cpu) as in `blkc.compile`. Other Triton options
     (`debug`, `noinline`, ...) are accepted. Launches may also pass `policy=`, `target=`

@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import ParseError
 
 from blkc.diagnostics import error_at
 from blkc.dialects.blk import DIVISIBILITY_ATTR, KERNEL_ATTR
+from blkc.passes.promotion import default_policy
 from blkc.pipeline import make_context, parse, run_pipeline
 from blkc.runtime import cache, launch
 from blkc.runtime.jit import CompiledModule, compile_ir
@@ -197,7 +198,9 @@ class _Options:
     arch: str | None
 
     def key_parts(self) -> tuple[object, ...]:
-        parts: tuple[object, ...] = (self.policy, self.kernel, self.opt, self.check_bounds)
+        # No policy named: the module's `blk.policy`, else the process-wide default.
+        policy = self.policy if self.policy is not None else ("default", default_policy())
+        parts: tuple[object, ...] = (policy, self.kernel, self.opt, self.check_bounds)
         if self.target != "cpu":  # the CPU's keys stay as they were
             parts += (self.target, self.num_warps, self.arch)
         return parts

@@ -8,7 +8,13 @@
 """
 
 from blkc.broadcasting import BroadcastError, broadcast_shapes
-from blkc.passes.promotion import POLICIES, get_policy, result_type
+from blkc.passes.promotion import (
+    POLICIES,
+    default_policy,
+    get_policy,
+    result_type,
+    set_default_policy,
+)
 from blkc.passes.promotion.base import PromotionError
 
 __all__ = [
@@ -16,6 +22,8 @@ __all__ = [
     "BroadcastError",
     "PromotionError",
     "broadcast_shapes",
+    "default_policy",
     "get_policy",
     "result_type",
+    "set_default_policy",
 ]

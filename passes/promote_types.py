@@ -42,7 +42,7 @@ from blkc.dialects.types import (
     with_element,
 )
 from blkc.dtypes import DType
-from blkc.passes.promotion import canonical_name, get_policy
+from blkc.passes.promotion import canonical_name, default_policy, get_policy
 from blkc.passes.promotion.base import Policy, PromotionError
 from blkc.passes.promotion.ir import decide, module_policy
 
@@ -59,7 +59,7 @@ class PromoteTypesPass(ModulePass):
     explain: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        name = self.policy or module_policy(op) or "triton"
+        name = self.policy or module_policy(op) or default_policy()
         try:
             name = canonical_name(name)
         except ValueError as err:

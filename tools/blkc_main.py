@@ -153,7 +153,7 @@ def _compile_triton_c(args: argparse.Namespace) -> dict[str, object]:
     kernels = triton_c.compile(
         args.file,
         defines=defines,
-        policy=args.policy or "triton",
+        policy=args.policy,
         opt=args.opt,
         **_target_options(args),
     )

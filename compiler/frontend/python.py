@@ -23,7 +23,7 @@ import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from types import ModuleType
+from types import CellType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -33,6 +33,7 @@ from blkc import dtypes
 from blkc.diagnostics import BlkcError, SourceLocation, error_at
 from blkc.dialects.types import PtrType, dtype_of, element_type, shape_of
 from blkc.frontend.builder import IRBuilder
+from blkc.frontend.captures import closure_cells, readable, refusal
 from blkc.language import core as tl
 
 if TYPE_CHECKING:
@@ -104,6 +105,8 @@ class _Function:
     line_offset: int
     col_offset: int
     globals: dict[str, Any]
+    closure: dict[str, CellType] = field(default_factory=dict)
+    """The cells of the variables it reads from enclosing functions."""
 
 
 _PARSED: dict[Callable[..., Any], _Function] = {}
@@ -125,7 +128,9 @@ def parse_function(fn: Callable[..., Any]) -> _Function:
     tree = next(n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     if isinstance(tree, ast.AsyncFunctionDef):
         raise error_at(SourceLocation(filename, first, 1), "a kernel cannot be async")
-    parsed = _Function(tree, filename, first - 1, indent, fn.__globals__)  # type: ignore[attr-defined]
+    parsed = _Function(
+        tree, filename, first - 1, indent, fn.__globals__, closure_cells(fn)  # type: ignore[attr-defined]
+    )
     _PARSED[fn] = parsed
     return parsed
 
@@ -536,11 +541,24 @@ class CodeGenerator:
     def _lookup(self, name: str) -> Any:
         if name in self.env:
             return self.env[name]
+        if name in self.function.closure:
+            try:
+                return self._outside(name, self.function.closure[name].cell_contents, "closure")
+            except ValueError:
+                raise self.error(
+                    f"variable '{name}' of an enclosing function is not assigned yet"
+                ) from None
         if name in self.function.globals:
-            return self.function.globals[name]
+            return self._outside(name, self.function.globals[name], "global")
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise self.error(f"name '{name}' is not defined")
+
+    def _outside(self, name: str, value: Any, scope: str) -> Any:
+        """`value`, read by name from outside the kernel, if a kernel may read it."""
+        if not readable(value):
+            raise self.error(refusal(name, value, scope))
+        return value
 
     def _format(self, node: ast.JoinedStr) -> str:
         parts = []
@@ -568,9 +586,12 @@ class CodeGenerator:
             raise self.error(f"a kernel value has no attribute '{attr}'")
         if isinstance(base, ModuleType | type) or not isinstance(base, tl.tensor):
             try:
-                return getattr(base, attr)
+                value = getattr(base, attr)
             except AttributeError:
                 raise self.error(f"{_describe(base)} has no attribute '{attr}'") from None
+            if isinstance(base, ModuleType) and not readable(value, through_module=True):
+                raise self.error(refusal(f"{base.__name__}.{attr}", value, "global"))
+            return value
         raise AssertionError(attr)
 
     def _binary(self, op: ast.operator, left: Any, right: Any) -> Any:

@@ -14,6 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from blkc.diagnostics import BlkcError, Diagnostic
 from blkc.kernel import compile as compile_module
+from blkc.passes.promotion import default_policy
 from blkc.targets import resolve as resolve_target
 from blkc.triton_c.codegen import generate
 from blkc.triton_c.lexer import Token, error
@@ -45,14 +46,15 @@ def translate(
     source: Source,
     *,
     defines: Mapping[str, DefineValue] | None = None,
-    policy: str = "triton",
+    policy: str | None = None,
     filename: str | None = None,
 ) -> dict[str, ModuleOp]:
     """The loose blk IR of each kernel of a Triton-C file, one module per kernel, by name.
 
-    `defines` are the host's `#define`s (one value each). Errors raise a located
-    `blkc.BlkcError`.
+    `defines` are the host's `#define`s (one value each); `policy` defaults to
+    `blkc.passes.promotion.default_policy()`. Errors raise a located `blkc.BlkcError`.
     """
+    policy = policy or default_policy()
     text, filename = read_source(source, filename)
     replacements = {name: _define_text(name, value) for name, value in (defines or {}).items()}
     tokens = preprocess(text, filename, replacements, parse_constant)
@@ -65,7 +67,7 @@ def compile(  # noqa: A001 - the public name mirrors blkc.compile
     source: Source,
     *,
     defines: Defines | None = None,
-    policy: str = "triton",
+    policy: str | None = None,
     filename: str | None = None,
     opt: int = 3,
     check_bounds: bool | None = None,
@@ -81,6 +83,9 @@ def compile(  # noqa: A001 - the public name mirrors blkc.compile
     `arch` are `blkc.compile`'s.
     """
     text, filename = read_source(source, filename)
+    policy = policy or default_policy()
+    if check_bounds is None:
+        check_bounds = os.environ.get("BLKC_CHECK_BOUNDS", "1") != "0"
     combos = candidates(defines or {})
     # The target is resolved now ($BLKC_TARGET) so that the cache key names it.
     targets = {"target": resolve_target(target), "num_warps": num_warps, "arch": arch}

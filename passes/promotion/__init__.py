@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 from importlib import import_module
 from typing import TYPE_CHECKING
 
@@ -23,8 +24,10 @@ __all__ = [
     "BroadcastError",
     "PromotionError",
     "broadcast_shapes",
+    "default_policy",
     "get_policy",
     "result_type",
+    "set_default_policy",
 ]
 
 POLICIES: dict[str, str] = {
@@ -38,6 +41,32 @@ POLICIES: dict[str, str] = {
 """Every policy by name, imported on first use."""
 
 _instances: dict[str, Policy] = {}
+
+_default: str | None = None
+"""The process-wide policy `set_default_policy` chose (None: `$BLKC_POLICY`, else triton)."""
+
+
+def set_default_policy(name: str | None) -> None:
+    """Choose the policy of every kernel, launch and module that names none (``None``
+    goes back to ``$BLKC_POLICY``, else ``triton``). Compiled kernels key on the policy
+    they were compiled under, so a change takes effect at the next launch."""
+    global _default
+    _default = None if name is None else canonical_name(name)
+
+
+def default_policy() -> str:
+    """The policy used where none is named: `set_default_policy`'s choice, else the
+    environment variable ``BLKC_POLICY``, else ``triton``."""
+    if _default is not None:
+        return _default
+    configured = os.environ.get("BLKC_POLICY")
+    if not configured:
+        return "triton"
+    try:
+        return canonical_name(configured)
+    except ValueError as err:
+        raise ValueError(f"BLKC_POLICY: {err}") from None
+
 
 
 def canonical_name(name: str) -> str:

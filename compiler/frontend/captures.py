@@ -1,0 +1,229 @@
+"""What a `@blkc.jit` kernel may read from outside its parameters, and how its compiled
+code keeps depending on it.
+
+A kernel reads names from its module (globals), from enclosing functions (closures) and
+through modules (`cfg.BLOCK`). Compiled code bakes in what it read, so only values that
+are part of the kernel's identity may be read:
+
+- `tl.constexpr` values (``SCALE = tl.constexpr(2.0)``): compiled in, and part of the key;
+- other `@blkc.jit` functions (their source is part of the key), modules, dtypes, and
+  blkc's and Python's own builtins;
+- through a module, also plain numbers and strings (`math.pi`, `config.EPS`), keyed by
+  their value.
+
+Anything else (``SCALE = 2.0``, an array, a plain function) is a located compile error
+that says how to pass it: a variable's later value would otherwise be silently ignored.
+
+`Captures` lists every such name a kernel (with the functions it calls) can reach, with
+the value each had when the kernel was compiled. Launches check the list (a dictionary
+look-up and an identity test per name); when a value changed, the kernel's variants are
+dropped and the next compile keys on the new values, in memory and on disk.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import enum
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import BuiltinFunctionType, CellType, FunctionType, ModuleType
+from typing import TYPE_CHECKING, Any
+
+from blkc.language import core as tl
+
+if TYPE_CHECKING:
+    from blkc.jitfunction import JITFunction
+
+MISSING = object()
+"""What a look-up gives for a name that is not (or no longer) defined."""
+
+
+def _is_blkc(value: Any) -> bool:
+    """Whether `value` (a module, or an object defined in one) belongs to blkc."""
+    if isinstance(value, ModuleType):
+        module = value.__name__
+    else:
+        module = getattr(value, "__module__", None) or ""
+    return module == "blkc" or module.startswith("blkc.")
+
+
+_SCALARS = (bool, int, float, str, type(None))
+
+
+def readable(value: Any, through_module: bool = False) -> bool:
+    """Whether a kernel may read `value` from a global or a closure, or, when
+    `through_module`, as a module's attribute (`math.pi`, `cfg.EPS`: plain numbers and
+    strings are read there too, keyed by their value)."""
+    from blkc.jitfunction import JITFunction
+
+    if through_module and (isinstance(value, _SCALARS) or callable(value)):
+        return True  # a call of a function that is not a kernel's gets its own error
+    if isinstance(value, tl.constexpr | tl.dtype | ModuleType | JITFunction):
+        return True
+    if getattr(value, "__blkc_builtin__", False):
+        return True
+    if isinstance(value, type | FunctionType | BuiltinFunctionType | enum.Enum):
+        if _is_blkc(value if not isinstance(value, enum.Enum) else type(value)):
+            return True
+        name = getattr(value, "__name__", None)
+        return name is not None and getattr(builtins, name, None) is value
+    return False
+
+
+def refusal(name: str, value: Any, scope: str) -> str:
+    """Why a kernel may not read `value` (named `name` in `scope`: 'global' or
+    'closure'), and what to write instead."""
+    shown = repr(value)
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    kind = "global variable" if scope == "global" else "closure variable"
+    if isinstance(value, bool | int | float | str) or value is None:
+        fix = (
+            f"declare it `{name} = tl.constexpr({shown})` (its value is compiled in, and a new "
+            "value recompiles the kernel) or pass it to the kernel as an argument"
+        )
+    elif callable(value):
+        fix = "decorate it with @blkc.jit to call it from a kernel"
+    else:
+        fix = "pass it to the kernel as an argument"
+    return (
+        f"Cannot access {kind} '{name}' ({type(value).__name__} {shown}) from within "
+        f"@jit'ed function: a kernel may read only tl.constexpr values, @blkc.jit "
+        f"functions, modules and dtypes from outside; {fix}"
+    )
+
+
+class _Cell:
+    """A closure cell, looked up like a namespace."""
+
+    __slots__ = ("cell",)
+
+    def __init__(self, cell: CellType):
+        self.cell = cell
+
+    def get(self, _name: str, default: Any) -> Any:
+        try:
+            return self.cell.cell_contents
+        except ValueError:  # not yet assigned
+            return default
+
+
+def closure_cells(fn: Callable[..., Any]) -> dict[str, CellType]:
+    """The closure cells of `fn` by the names its code uses for them."""
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None) or ()
+    return dict(zip(code.co_freevars, cells, strict=True)) if code is not None else {}
+
+
+def _fingerprint(value: Any) -> Any:
+    """What of `value` the compiled code depends on, as a stable, printable key part."""
+    from blkc.jitfunction import JITFunction
+
+    if value is MISSING:
+        return ("missing",)
+    if isinstance(value, tl.constexpr):
+        return ("constexpr", _plain(value.value))
+    if isinstance(value, tl.dtype):
+        return ("dtype", value.name)
+    if isinstance(value, ModuleType):
+        return ("module", value.__name__)
+    if isinstance(value, JITFunction):
+        return ("jit", value.fn.__module__, value.fn.__qualname__)
+    if isinstance(value, _SCALARS):
+        return ("value", _plain(value))
+    if readable(value):
+        return ("builtin", getattr(value, "__module__", ""), getattr(value, "__qualname__", ""))
+    return ("refused", type(value).__name__)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list | tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, tl.dtype):
+        return ("dtype", value.name)
+    return (type(value).__name__, repr(value))
+
+
+@dataclass
+class Captures:
+    """The names a kernel can read from outside, with the values they had."""
+
+    entries: list[tuple[Callable[[str, Any], Any], str, Any]]
+    """(look-up, name, value): `look-up(name, MISSING)` gives the current value."""
+    digest: str
+    """A hash of the sources of every function reached and of the captured values."""
+
+    def fresh(self) -> bool:
+        """Whether every captured name still holds the value it had."""
+        for lookup, name, value in self.entries:
+            if lookup(name, MISSING) is not value:
+                return False
+        return True
+
+
+_TREE_DIGESTS: dict[Callable[..., Any], bytes] = {}
+
+
+def _tree_digest(fn: Callable[..., Any]) -> bytes:
+    from blkc.frontend.python import parse_function
+
+    if fn not in _TREE_DIGESTS:
+        parsed = parse_function(fn)
+        text = ast.dump(parsed.tree, include_attributes=True)
+        where = f"{parsed.filename}:{parsed.line_offset}:{parsed.col_offset}"
+        _TREE_DIGESTS[fn] = hashlib.sha256(f"{text}\0{where}".encode()).digest()
+    return _TREE_DIGESTS[fn]
+
+
+def capture(kernel: JITFunction) -> Captures:
+    """Walk `kernel` and every @blkc.jit function it can reach through names and module
+    attributes; record each name read from outside a function and its current value."""
+    from blkc.frontend.python import parse_function
+    from blkc.jitfunction import JITFunction
+
+    digest = hashlib.sha256()
+    entries: list[tuple[Callable[[str, Any], Any], str, Any]] = []
+    recorded: set[tuple[int, str]] = set()
+    visited: set[int] = set()
+    pending: list[JITFunction] = [kernel]
+
+    def record(namespace: Any, lookup: Callable[[str, Any], Any], name: str) -> Any:
+        value = lookup(name, MISSING)
+        if (id(namespace), name) not in recorded:
+            recorded.add((id(namespace), name))
+            entries.append((lookup, name, value))
+            digest.update(repr((name, _fingerprint(value))).encode())
+        if isinstance(value, JITFunction) and id(value) not in visited:
+            pending.append(value)
+        return value
+
+    while pending:
+        function = pending.pop()
+        if id(function) in visited:
+            continue
+        visited.add(id(function))
+        digest.update(_tree_digest(function.fn))
+        parsed = parse_function(function.fn)
+        cells = {name: _Cell(cell) for name, cell in closure_cells(function.fn).items()}
+        resolved: dict[ast.AST, Any] = {}
+        for node in ast.walk(parsed.tree):
+            if isinstance(node, ast.Name):
+                if node.id in cells:
+                    cell = cells[node.id]
+                    resolved[node] = record(cell, cell.get, node.id)
+                elif node.id in parsed.globals:
+                    resolved[node] = record(parsed.globals, parsed.globals.get, node.id)
+        # Attribute chains through user modules (`cfg.SCALE`, `helpers.kernel`): ast.walk
+        # visits an outer Attribute before its inner ones, so resolve innermost first.
+        chains = [n for n in ast.walk(parsed.tree) if isinstance(n, ast.Attribute)]
+        for node in reversed(chains):
+            base = resolved.get(node.value, MISSING)
+            if isinstance(base, ModuleType) and not _is_blkc(base) and base is not builtins:
+                namespace = vars(base)
+                resolved[node] = record(base, namespace.get, node.attr)
+    return Captures(entries, digest.hexdigest())
+
+
+__all__ = ["MISSING", "Captures", "capture", "closure_cells", "readable", "refusal"]
