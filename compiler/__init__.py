@@ -17,8 +17,8 @@ if TYPE_CHECKING:
         next_power_of_2,
     )
     from blkc.kernel import Kernel, compile
-    from blkc.passes.promotion.base import PromotionError
     from blkc.passes.promotion import set_default_policy
+    from blkc.passes.promotion.base import PromotionError
     from blkc.pipeline import parse, run_pipeline
 
 __all__ = [

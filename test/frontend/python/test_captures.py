@@ -118,7 +118,8 @@ def run(project: Path, which: str, prelude: str = "", **env: str) -> dict:
     }
     environment.update(BLKC_CACHE_DIR=str(project / "cache"), BLKC_QUIET_AUTOTUNE="1", **env)
     script = textwrap.dedent(prelude) + "\nimport runpy, sys\n"
-    script += f"sys.argv = ['kernels.py', {which!r}]\nrunpy.run_path('kernels.py', run_name='__main__')\n"
+    script += f"sys.argv = ['kernels.py', {which!r}]\n"
+    script += "runpy.run_path('kernels.py', run_name='__main__')\n"
     done = subprocess.run(
         [sys.executable, "-c", script],
         cwd=project,
