@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import inspect
 import os
+import re
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +58,32 @@ class _Spec:
     constant: Any = None
     hint: str = ""
     """Part of the key only: an int's divisibility by 16, as Triton specialises it."""
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """A parameter of a kernel, as tools written for Triton read it (`kernel.params`)."""
+
+    num: int
+    name: str
+    annotation: str
+    """The annotation as written (``"constexpr"`` for `tl.constexpr`), else ``""``."""
+    is_constexpr: bool
+    do_not_specialize: bool
+    default: Any
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not inspect.Parameter.empty
+
+
+def _annotation(parameter: inspect.Parameter) -> str:
+    annotation = parameter.annotation
+    if annotation is inspect.Parameter.empty:
+        return ""
+    if annotation is tl.constexpr:
+        return "constexpr"
+    return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
 
 
 class _Launchable:
@@ -118,6 +146,17 @@ class JITFunction(_Launchable):
         self.do_not_specialize = {
             self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize
         }
+        self.params = [
+            KernelParam(
+                i,
+                name,
+                _annotation(p),
+                name in self.constexprs,
+                name in self.do_not_specialize,
+                p.default,
+            )
+            for i, (name, p) in enumerate(self.signature.parameters.items())
+        ]
         self.builds = 0
         """How many variants this function compiled from source (not found in a cache)."""
         self._variants: dict[tuple[Any, ...], Any] = {}
@@ -126,6 +165,32 @@ class JITFunction(_Launchable):
 
     def __repr__(self) -> str:
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    @property
+    def src(self) -> str:
+        """The function's source, from its `def` line (decorators left out)."""
+        from blkc.frontend.python import function_source
+
+        text = textwrap.dedent("".join(function_source(self.fn)[0]))
+        start = re.search(r"^def\s+\w+\s*\(", text, re.MULTILINE)
+        return text[start.start() :] if start else text
+
+    @src.setter
+    def src(self, _value: str) -> None:
+        raise AttributeError(
+            "cannot set 'src' of a kernel: call _unsafe_update_src(new_source) instead"
+        )
+
+    def _unsafe_update_src(self, new_src: str) -> None:
+        """Compile this function from `new_src` (a `def` with the same parameters) from now
+        on; every kernel that calls it recompiles at its next launch."""
+        from blkc.frontend.captures import source_replaced
+        from blkc.frontend.python import replace_source
+
+        replace_source(self.fn, new_src)
+        source_replaced(self.fn)
+        self._variants.clear()
+        self._captures = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
@@ -546,6 +611,7 @@ __all__ = [
     "Config",
     "Heuristics",
     "JITFunction",
+    "KernelParam",
     "autotune",
     "cdiv",
     "heuristics",

@@ -154,9 +154,14 @@ class Captures:
     """(look-up, name, value): `look-up(name, MISSING)` gives the current value."""
     digest: str
     """A hash of the sources of every function reached and of the captured values."""
+    replaced: int
+    """`_sources_replaced` at the walk."""
 
     def fresh(self) -> bool:
-        """Whether every captured name still holds the value it had."""
+        """Whether every captured name still holds the value it had (and no source was
+        replaced since)."""
+        if self.replaced != _sources_replaced[0]:
+            return False
         for lookup, name, value in self.entries:
             if lookup(name, MISSING) is not value:
                 return False
@@ -164,6 +169,14 @@ class Captures:
 
 
 _TREE_DIGESTS: dict[Callable[..., Any], bytes] = {}
+_sources_replaced = [0]
+"""How many times a function's source was replaced: every kernel may have inlined it."""
+
+
+def source_replaced(fn: Callable[..., Any]) -> None:
+    """Note that `fn`'s source changed: kernels compiled before recompile."""
+    _TREE_DIGESTS.pop(fn, None)
+    _sources_replaced[0] += 1
 
 
 def _tree_digest(fn: Callable[..., Any]) -> bytes:
@@ -183,6 +196,7 @@ def capture(kernel: JITFunction) -> Captures:
     from blkc.frontend.python import parse_function
     from blkc.jitfunction import JITFunction
 
+    replaced = _sources_replaced[0]
     digest = hashlib.sha256()
     entries: list[tuple[Callable[[str, Any], Any], str, Any]] = []
     recorded: set[tuple[int, str]] = set()
@@ -223,7 +237,7 @@ def capture(kernel: JITFunction) -> Captures:
             if isinstance(base, ModuleType) and not _is_blkc(base) and base is not builtins:
                 namespace = vars(base)
                 resolved[node] = record(base, namespace.get, node.attr)
-    return Captures(entries, digest.hexdigest())
+    return Captures(entries, digest.hexdigest(), replaced)
 
 
 __all__ = ["MISSING", "Captures", "capture", "closure_cells", "readable", "refusal"]

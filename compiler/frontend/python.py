@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, SSAValue
 
 from blkc import dtypes
-from blkc.diagnostics import BlkcError, SourceLocation, error_at
+from blkc.diagnostics import BlkcError, SourceLocation, error_at, register_source
 from blkc.dialects.types import PtrType, dtype_of, element_type, shape_of
 from blkc.frontend.builder import IRBuilder
 from blkc.frontend.captures import closure_cells, readable, refusal
@@ -110,22 +110,49 @@ class _Function:
 
 
 _PARSED: dict[Callable[..., Any], _Function] = {}
+_REPLACED: dict[Callable[..., Any], tuple[list[str], str]] = {}
+"""Functions whose source was replaced (`JITFunction._unsafe_update_src`): the new lines,
+and the name under which `linecache` shows them in diagnostics."""
+
+
+def replace_source(fn: Callable[..., Any], source: str) -> None:
+    """Compile `fn` from `source` (a function definition) from now on."""
+    filename = f"<{fn.__qualname__}: updated source {len(_REPLACED) + 1}>"
+    register_source(filename, source)  # for the source lines of diagnostics
+    _REPLACED[fn] = (source.splitlines(keepends=True), filename)
+    _PARSED.pop(fn, None)
+
+
+def function_source(fn: Callable[..., Any]) -> tuple[list[str], int, str]:
+    """`fn`'s source lines, the line number of the first, and the file they are in."""
+    if fn in _REPLACED:
+        lines, filename = _REPLACED[fn]
+        return lines, 1, filename
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        filename = inspect.getsourcefile(fn) or "<unknown>"
+    except (OSError, TypeError) as err:
+        raise error_at(None, f"cannot read the source of kernel '{fn.__name__}': {err}") from None
+    return lines, first, filename
 
 
 def parse_function(fn: Callable[..., Any]) -> _Function:
     """`fn`'s AST, positioned in its source file (cached)."""
     if fn in _PARSED:
         return _PARSED[fn]
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or "<unknown>"
-    except (OSError, TypeError) as err:
-        raise error_at(None, f"cannot read the source of kernel '{fn.__name__}': {err}") from None
+    lines, first, filename = function_source(fn)
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    module = ast.parse(dedented)
-    tree = next(n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
+    try:
+        module = ast.parse(dedented)
+    except SyntaxError as err:
+        where = SourceLocation(filename, first + (err.lineno or 1) - 1, err.offset or 1)
+        raise error_at(where, f"invalid Python: {err.msg}") from None
+    found = [n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    if not found:
+        raise error_at(SourceLocation(filename, first, 1), "the source defines no function")
+    tree = found[0]
     if isinstance(tree, ast.AsyncFunctionDef):
         raise error_at(SourceLocation(filename, first, 1), "a kernel cannot be async")
     parsed = _Function(

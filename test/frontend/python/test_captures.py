@@ -270,3 +270,41 @@ def test_the_process_wide_policy_applies_where_none_is_named() -> None:
         set_default_policy(None)
     with pytest.raises(ValueError, match="unknown promotion policy 'nump'"):
         set_default_policy("nump")
+
+
+# -- the kernel's source, as tools written for Triton read and replace it ---------------
+
+
+def test_src_params_and_unsafe_update_src() -> None:
+    @blkc.jit
+    def plus_one(x):
+        return x + 1
+
+    @blkc.jit
+    def apply(X, N: tl.constexpr, scale=2):
+        o = tl.arange(0, N)
+        tl.store(X + o, plus_one(tl.load(X + o)))
+
+    assert apply.src.startswith("def apply(X, N: tl.constexpr, scale=2):\n")
+    assert "@blkc.jit" not in apply.src
+    assert [(p.num, p.name, p.is_constexpr, p.has_default) for p in apply.params] == [
+        (0, "X", False, False),
+        (1, "N", True, False),
+        (2, "scale", False, True),
+    ]
+    with pytest.raises(AttributeError, match="_unsafe_update_src"):
+        apply.src = "def apply(X, N): pass"
+    a = numpy.zeros(4, numpy.float32)
+    apply[(1,)](a, 4)
+    assert a.tolist() == [1.0] * 4
+    plus_one._unsafe_update_src("def plus_one(x):\n    return x * 10 + 2\n")
+    assert plus_one.src == "def plus_one(x):\n    return x * 10 + 2\n"
+    apply[(1,)](a, 4)  # the caller recompiles with the callee's new source
+    assert a.tolist() == [12.0] * 4
+    plus_one._unsafe_update_src("def plus_one(x):\n    return x + undefined\n")
+    with pytest.raises(blkc.BlkcError) as caught:
+        apply[(1,)](a, 4)
+    message = str(caught.value)
+    assert "updated source" in message
+    assert ":2:16: error: name 'undefined' is not defined" in message
+    assert "    return x + undefined\n" in message
