@@ -3,14 +3,17 @@
     blkc kernel.mlir --emit=strict              # loose | strict | loops | llvm | asm
     blkc kernel.mlir --policy=numpy --emit=loops
     blkc kernel.mlir --run --grid 16 --size 16384
-    blkc kernel.py --kernel add_kernel -DBLOCK_SIZE=1024 --emit=strict
-    blkc kernel.py -DBLOCK=64 --signature 'x_ptr=*fp16,n=i64' --emit=loose
+    blkc examples/vector_add.py -DBLOCK_SIZE=1024 --emit=strict
+    blkc examples/vector_add.py -DBLOCK_SIZE=1024 --signature 'x_ptr=*fp16,n_elements=i32:16'
     blkc kernel.tc -DTM=64 --emit=loose         # Triton-C; -DTM=[64,128] autotunes on --run
 
 For a Python file, the `@blkc.jit` kernel is compiled for `-D` values of its
-`tl.constexpr` parameters (else their defaults) and for `--signature` types of the others:
-a parameter whose name ends in `ptr` (or starts with a capital, as Triton's tutorials name
-tensors) defaults to `*fp32`, any other to `i32`.
+`tl.constexpr` parameters (else their defaults) and for `--signature` types of the others
+(Triton's: `*fp16`, `i64`, `i32:16` for a multiple of 16). A parameter left out gets the
+type its use decides: a pointer of `tl.load`/`tl.store` is `*fp32`, an integer use
+(a `range` bound, `cols < N`, a pointer offset) `i32`, a scalar meeting only floats
+`fp32`; where no use decides, the error names the parameters to give. No integer is
+assumed a multiple of 16 unless its type says `:16`.
 
 `--run` gives every pointer argument a random array of `--size` elements and every
 integer argument the value `--size` (float arguments 1.0), launches the grid, and prints
@@ -59,7 +62,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--signature",
         default="",
-        help="Python kernels: parameter types, 'name=*fp32,n=i64' (Triton's type names)",
+        help="Python kernels: parameter types, 'x=*fp16,n=i32:16' (Triton's type names; "
+        "by default what each parameter's use decides, never ':16')",
     )
     return parser
 
@@ -137,7 +141,6 @@ def _compile_python(args: argparse.Namespace) -> dict[str, object]:
         args.kernel,
         args.defines,
         args.signature,
-        args.size,
         policy=args.policy,
         **_target_options(args),
     )

@@ -2,7 +2,9 @@
 
 The file is imported as a module (its ``if __name__ == "__main__"`` block does not run);
 the kernel is specialised for the `-D` values of its constexpr parameters and the
-`--signature` types of the others, as `tools/blkc_main.py` documents.
+`--signature` types of the others, as `tools/blkc_main.py` documents. A parameter
+`--signature` leaves out gets the type its use decides (`blkc.frontend.infer_signature`);
+none is assumed a multiple of 16 unless its type says so (``n=i32:16``).
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy
 
 from blkc import dtypes
-from blkc.diagnostics import BlkcError, SourceLocation, error_at
+from blkc.diagnostics import BlkcError, Diagnostic, SourceLocation, error_at
+from blkc.frontend.infer_signature import Kind, infer_kinds, typed
+from blkc.frontend.python import parse_function
 from blkc.jitfunction import JITFunction, base_function
 
 _TRITON_TYPES = {
@@ -85,17 +90,63 @@ def load_kernels(path: Path) -> dict[str, JITFunction]:
     return found
 
 
+@dataclass(frozen=True)
+class ParamType:
+    """A `--signature` type: a scalar of `dtype` or a pointer to one, and whether it carries
+    Triton's `:16` promise (an integer a multiple of 16; a pointer 16-byte aligned, as blkc
+    assumes every pointer argument is)."""
+
+    dtype: dtypes.DType
+    pointer: bool = False
+    multiple_of_16: bool = False
+
+    def example(self) -> Any:
+        """An argument that `@blkc.jit` specialises as this type: an array for a pointer,
+        a NumPy scalar (no divisibility hint) for a scalar, and for `:16` the Python int
+        it marks divisible by 16."""
+        if self.pointer:
+            return numpy.zeros(1, self.dtype.numpy)
+        if self.multiple_of_16:
+            return _MULTIPLES_OF_16[self.dtype.name]
+        return numpy.zeros((), self.dtype.numpy)[()]
+
+
+_MULTIPLES_OF_16 = {"int32": 16, "int64": 2**32, "uint64": 2**63}
+"""A Python int that `@blkc.jit` types as each integer type, a multiple of 16: the types
+its specialization gives a divisibility hint (as Triton's launcher does)."""
+
+_INFERRED_TYPES = {Kind.POINTER: "*fp32", Kind.INT: "i32", Kind.FLOAT: "fp32"}
+"""The type of a parameter whose use decides only its kind."""
+
+
+def parse_type(text: str, where: str) -> ParamType:
+    """A Triton signature type: ``fp16``, ``*fp32``, ``i32:16``, ``*fp32:16``."""
+    name, sep, hint = text.partition(":")
+    pointer = name.startswith("*")
+    dtype = _dtype(name.removeprefix("*"), where)
+    if not sep:
+        return ParamType(dtype, pointer)
+    if hint != "16":
+        raise _usage_error(
+            f"{where}: '{text}': the only divisibility hint is ':16' (Triton's: 'i32:16' "
+            "for a multiple of 16, '*fp32:16' for a 16-byte aligned pointer)"
+        )
+    if not pointer and dtype.name not in _MULTIPLES_OF_16:
+        raise _usage_error(f"{where}: '{text}': ':16' applies to pointers, i32, i64 and u64")
+    return ParamType(dtype, pointer, multiple_of_16=True)
+
+
 def compile_file(
     path: Path,
     kernel: str | None,
     defines: list[str],
     signature: str,
-    size: int,
     **options: Any,
 ) -> dict[str, Any]:
     """Compile the kernel `kernel` of the Python file `path`, or every kernel when it is
     None (with `policy`, `target`, `arch`, `num_warps` options as `blkc.compile` takes
-    them); return the compiled kernels by name."""
+    them); return the compiled kernels by name. What no kernel can be compiled without
+    (a constexpr's value, a type no use decides) is reported for all kernels at once."""
     kernels = load_kernels(path)
     if not kernels:
         raise _usage_error(f"{path}: no @blkc.jit kernel")
@@ -103,52 +154,85 @@ def compile_file(
         raise _usage_error(f"{path}: no kernel '{kernel}' (kernels: {', '.join(kernels)})")
     names = [kernel] if kernel is not None else list(kernels)
     values = dict(parse_define(d) for d in defines)
-    types: dict[str, str] = {}
-    parameters = {p for name in names for p in kernels[name].arg_names}
+    types = _parse_signature(signature, [kernels[name] for name in names])
+    arguments: dict[str, dict[str, Any]] = {}
+    missing: list[Diagnostic] = []
+    for name in names:
+        try:
+            arguments[name] = _arguments(kernels[name], values, types, signature)
+        except BlkcError as err:
+            missing += err.diagnostics
+    if missing:
+        raise BlkcError(missing)
+    return {name: kernels[name].warmup(**arguments[name], **options) for name in names}
+
+
+def _parse_signature(signature: str, kernels: list[JITFunction]) -> dict[str, ParamType]:
+    parameters = {p for fn in kernels for p in fn.arg_names}
+    types: dict[str, ParamType] = {}
     for item in filter(None, (part.strip() for part in signature.split(","))):
         name, sep, type_name = item.partition("=")
         if not sep or name not in parameters:
             raise _usage_error(
                 f"--signature: '{item}' is not NAME=TYPE for a parameter of "
-                f"{', '.join(names)} ({', '.join(sorted(parameters))})"
+                f"{', '.join(fn.__name__ for fn in kernels)} ({', '.join(sorted(parameters))})"
             )
-        types[name] = type_name.strip()
-    return {name: _compile(kernels[name], values, types, size, options) for name in names}
+        types[name] = parse_type(type_name.strip(), f"--signature: parameter '{name}'")
+    return types
 
 
-def _compile(
-    fn: JITFunction,
-    values: dict[str, Any],
-    types: dict[str, str],
-    size: int,
-    options: dict[str, Any],
-) -> Any:
-    arguments: dict[str, Any] = {}
+def _arguments(
+    fn: JITFunction, values: dict[str, Any], types: dict[str, ParamType], signature: str
+) -> dict[str, Any]:
+    """The arguments to specialise `fn` with: `-D` values and constexpr defaults, then an
+    example of each other parameter's type, given or inferred from its use."""
+    constants, errors = _constants(fn, values)
+    given = {n: t for n, t in types.items() if n in fn.arg_names and n not in constants}
+    kinds = infer_kinds(fn, constants, {n: typed(t.dtype, t.pointer) for n, t in given.items()})
+    undecided = [name for name, kind in kinds.items() if kind is None]
+    if undecided:
+        errors.append(_undecided_error(fn, undecided, signature))
+    if errors:
+        raise BlkcError([d for err in errors for d in err.diagnostics])
+    inferred = {n: parse_type(_INFERRED_TYPES[k], n) for n, k in kinds.items() if k}
+    return constants | {n: t.example() for n, t in (given | inferred).items()}
+
+
+def _constants(fn: JITFunction, values: dict[str, Any]) -> tuple[dict[str, Any], list[BlkcError]]:
+    """`fn`'s `-D` values and constexpr defaults, and an error for each constexpr without."""
+    constants: dict[str, Any] = {}
+    errors: list[BlkcError] = []
     for name, parameter in fn.signature.parameters.items():
         if name in values:
-            arguments[name] = values[name]
+            constants[name] = values[name]
+        elif name in fn.constexprs and parameter.default is not parameter.empty:
+            constants[name] = parameter.default
         elif name in fn.constexprs:
-            if parameter.default is parameter.empty:
-                raise _usage_error(
-                    f"constexpr parameter '{name}' of {fn.__name__} needs a value: "
-                    f"pass -D{name}=..."
-                )
-            arguments[name] = parameter.default
-        else:
-            arguments[name] = _example(name, types.get(name), size)
-    return fn.warmup(**arguments, **options)
+            message = (
+                f"constexpr parameter '{name}' of {fn.__name__} needs a value: pass -D{name}=..."
+            )
+            errors.append(error_at(_parameter_location(fn, name), message))
+    return constants, errors
 
 
-def _example(name: str, type_name: str | None, size: int) -> Any:
-    """An argument of type `type_name` (``*fp32``, ``i64``, ...; guessed from the name when
-    None) to specialise the kernel with."""
-    if type_name is None:
-        pointer = name.lower().endswith("ptr") or name[:1].isupper()
-        type_name = "*fp32" if pointer else "i32"
-    where = f"parameter '{name}'"
-    if type_name.startswith("*"):
-        return numpy.zeros(1, _dtype(type_name[1:], where).numpy)
-    d = _dtype(type_name, where)
-    if d.is_float:
-        return numpy.array(1.0, d.numpy)[()]
-    return numpy.array(size, d.numpy)[()] if d.name != "int32" else size
+def _undecided_error(fn: JITFunction, undecided: list[str], signature: str) -> BlkcError:
+    listing = ", ".join(f"'{name}'" for name in undecided)
+    given = [part.strip() for part in signature.split(",") if part.strip()]
+    wanted = ",".join([*given, *(f"{name}=..." for name in undecided)])
+    return error_at(
+        _parameter_location(fn, undecided[0]),
+        f"no use in kernel '{fn.__name__}' decides the type of {listing}: pass "
+        f"--signature '{wanted}' (Triton's types: *fp32 for a pointer, i32, i64, fp32, ...)",
+    )
+
+
+def _parameter_location(fn: JITFunction, name: str) -> SourceLocation:
+    """Where the parameter `name` is declared in `fn`'s source."""
+    function = parse_function(fn.fn)
+    args = function.tree.args
+    arg = next(a for a in [*args.posonlyargs, *args.args, *args.kwonlyargs] if a.arg == name)
+    return SourceLocation(
+        function.filename,
+        function.line_offset + arg.lineno,
+        function.col_offset + arg.col_offset + 1,
+    )

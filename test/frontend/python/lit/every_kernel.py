@@ -13,7 +13,7 @@ def first(x_ptr, BLOCK: tl.constexpr):
 
 
 # CHECK: // ----- kernel second -----
-# CHECK: func.func @second(%out_ptr: !blk.ptr<f32>, %n: i32 {blk.divisibility = 16 : i32})
+# CHECK: func.func @second(%out_ptr: !blk.ptr<f32>, %n: i32)
 @blkc.jit
 def second(out_ptr, n, BLOCK: tl.constexpr = 8):
     offs = tl.arange(0, BLOCK)

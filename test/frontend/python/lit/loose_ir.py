@@ -3,8 +3,10 @@
 # RUN: blkc %s --kernel constructs -DBLOCK=16 --emit=strict | filecheck %s --check-prefix=STRICT
 # RUN: not blkc %s --kernel mismatch 2>&1 | filecheck %s --check-prefix=ERR
 # RUN: blkc %s --kernel constructs -DBLOCK=16 --signature 'x_ptr=*fp16,n=i64' --emit=loose | filecheck %s --check-prefix=SIG
+# RUN: blkc %s --kernel constructs -DBLOCK=16 --signature 'n=i32:16' --emit=loose | filecheck %s --check-prefix=HINT
 # RUN: not blkc %s --kernel constructs 2>&1 | filecheck %s --check-prefix=NOVALUE
 # SIG: func.func @constructs(%x_ptr: !blk.ptr<f16>, %out_ptr: !blk.ptr<f32>, %n: i64)
+# HINT: func.func @constructs(%x_ptr: !blk.ptr<f32>, %out_ptr: !blk.ptr<f32>, %n: i32 {blk.divisibility = 16 : i32})
 # NOVALUE: error: constexpr parameter 'BLOCK' of constructs needs a value: pass -DBLOCK=...
 import blkc
 import blkc.language as tl
@@ -12,7 +14,7 @@ import blkc.language as tl
 
 @blkc.jit
 def constructs(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    # CHECK-LABEL: func.func @constructs(%x_ptr: !blk.ptr<f32>, %out_ptr: !blk.ptr<f32>, %n: i32 {blk.divisibility = 16 : i32})
+    # CHECK-LABEL: func.func @constructs(%x_ptr: !blk.ptr<f32>, %out_ptr: !blk.ptr<f32>, %n: i32)
     # CHECK: %[[PID:.*]] = blk.program_id 0 : i32
     # CHECK: %[[B:.*]] = blk.literal 16 : !blk.weak<int>
     # CHECK: blk.mul %[[PID]], %[[B]] : i32, !blk.weak<int> -> i32
