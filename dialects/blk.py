@@ -83,6 +83,23 @@ class Rounding(StrEnum):
     TRUNC = "trunc"
 
 
+class Nan(StrEnum):
+    """What a float minimum or maximum gives when an operand is NaN: ``num`` the other
+    operand (MLIR's ``arith.maxnumf``, C's ``fmax``, Triton's default), ``propagate`` NaN
+    (MLIR's ``arith.maximumf``, NumPy's ``maximum``)."""
+
+    NUM = "num"
+    PROPAGATE = "propagate"
+
+
+class ShiftFill(StrEnum):
+    """What ``>>`` shifts in from the left: copies of the sign bit (arithmetic, MLIR's
+    ``arith.shrsi``) or zeros (logical, ``arith.shrui``)."""
+
+    SIGN = "sign"
+    ZERO = "zero"
+
+
 class CmpPredicate(StrEnum):
     EQ = "eq"
     NE = "ne"
@@ -117,6 +134,16 @@ class AtomicKind(StrEnum):
 @irdl_attr_definition
 class RoundingAttr(EnumAttribute[Rounding], SpacedOpaqueSyntaxAttribute):
     name = "blk.rounding"
+
+
+@irdl_attr_definition
+class NanAttr(EnumAttribute[Nan], SpacedOpaqueSyntaxAttribute):
+    name = "blk.nan"
+
+
+@irdl_attr_definition
+class ShiftFillAttr(EnumAttribute[ShiftFill], SpacedOpaqueSyntaxAttribute):
+    name = "blk.shift_fill"
 
 
 @irdl_attr_definition
@@ -625,29 +652,70 @@ class ShlOp(BinaryOp):
 
 @irdl_op_definition
 class ShrOp(BinaryOp):
-    """Elementwise right shift, arithmetic on signed and logical on unsigned integers.
+    """Elementwise right shift: `fill` says what comes in from the left, the sign bit
+    (arithmetic) or zeros (logical). Unset, it follows the dtype: arithmetic on signed and
+    logical on unsigned integers. `promote-types` sets it from the policy, which may decide
+    by the operand's dtype before promotion (Triton shifts an int8 arithmetically even when
+    a uint8 amount makes the shift compute in uint8).
 
     ```mlir
-    %z = blk.shr %x, %n : tensor<16xui32>
+    %z = blk.shr %x, %n fill = sign : tensor<16xui8>
+    %w = blk.shr %i, %m : tensor<16xi32>
     ```
     """
 
     name = "blk.shr"
+    fill = opt_prop_def(ShiftFillAttr)
     traits = _binary_traits(Computation.SHIFT)
     DOMAIN: ClassVar[frozenset[str]] = frozenset({INT})
+    CLAUSES: ClassVar[tuple[str, ...]] = ("fill",)
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"fill": ShiftFillAttr}
+
+    def arithmetic(self) -> bool:
+        """Whether the shift copies the sign bit in (`fill`, else the dtype's signedness)."""
+        if self.fill is not None:
+            return self.fill.data is ShiftFill.SIGN
+        d = dtypes.from_xdsl(element_type(self.lhs.type))
+        return d.is_int and d.signed
+
+
+def nan_of(op: Operation) -> Nan:
+    """The NaN behaviour of a float minimum, maximum, or max/min/argmax/argmin reduction or
+    scan: its `nan` property; unset (IR that skipped `promote-types`), ``propagate``."""
+    attr = op.properties.get("nan")
+    return attr.data if isinstance(attr, NanAttr) else Nan.PROPAGATE
+
+
+class _ExtremumOp(BinaryOp, ABC):
+    nan = opt_prop_def(NanAttr)
+    CLAUSES: ClassVar[tuple[str, ...]] = ("nan",)
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"nan": NanAttr}
 
 
 @irdl_op_definition
-class MinimumOp(BinaryOp):
-    """Elementwise minimum: ``%z = blk.minimum %x, %y : tensor<16xf32>``."""
+class MinimumOp(_ExtremumOp):
+    """Elementwise minimum. On floats, `nan` says what a NaN operand gives (`Nan`): ``num``
+    the other operand, ``propagate`` NaN; loose IR may leave it to the policy, which
+    `promote-types` asks (Triton: ``num``, NumPy: ``propagate``).
+
+    ```mlir
+    %z = blk.minimum %x, %y nan = num : tensor<16xf32>
+    %k = blk.minimum %i, %j : tensor<16xi32>
+    ```
+    """
 
     name = "blk.minimum"
     traits = _binary_traits(Computation.MINMAX)
 
 
 @irdl_op_definition
-class MaximumOp(BinaryOp):
-    """Elementwise maximum: ``%z = blk.maximum %x, %y : tensor<16xf32>``."""
+class MaximumOp(_ExtremumOp):
+    """Elementwise maximum; `nan` as for `blk.minimum`.
+
+    ```mlir
+    %z = blk.maximum %x, %y nan = propagate : tensor<16xf32>
+    ```
+    """
 
     name = "blk.maximum"
     traits = _binary_traits(Computation.MINMAX)
@@ -1640,11 +1708,13 @@ class ReduceOp(BlkOp):
     `sum` and `prod` accumulate in `acc_dtype` (set by `promote-types`) and convert to
     the result dtype at the end; so do `max` and `min` when the policy widens them (Triton
     reduces 8- and 16-bit values in 32 bits); `argmax`/`argmin` give i32 indices of the first
-    extreme.
+    extreme. On floats, `nan` (set by `promote-types` from the policy) says whether NaN is
+    the extreme (``propagate``) or is skipped (``num``: NaN only when every element is).
 
     ```mlir
     %s = blk.reduce sum, %x axis = 1 acc_dtype = f32 : tensor<16x32xf16> -> tensor<16xf32>
     %m = blk.reduce max, %v : tensor<64xi32> -> i32
+    %i = blk.reduce argmax, %f nan = num : tensor<64xf32> -> i32
     ```
     """
 
@@ -1652,12 +1722,13 @@ class ReduceOp(BlkOp):
     kind = prop_def(ReduceKindAttr)
     axis = opt_prop_def(IntegerAttr[I32])
     acc_dtype = opt_prop_def()
+    nan = opt_prop_def(NanAttr)
     src = operand_def()
     result = result_def()
     traits = traits_def(Pure())
     PREFIX: ClassVar[str | None] = "kind"
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": ReduceKindAttr}
-    CLAUSES: ClassVar[tuple[str, ...]] = ("axis", "acc_dtype")
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": ReduceKindAttr, "nan": NanAttr}
+    CLAUSES: ClassVar[tuple[str, ...]] = ("axis", "acc_dtype", "nan")
 
     def verify_(self) -> None:
         kind = self.kind.data
@@ -1698,10 +1769,12 @@ class ReduceOp(BlkOp):
 
 @irdl_op_definition
 class ScanOp(BlkOp):
-    """Inclusive prefix reduction along `axis` (sum, prod, max or min).
+    """Inclusive prefix reduction along `axis` (sum, prod, max or min); `nan` as for
+    `blk.reduce`.
 
     ```mlir
     %c = blk.scan sum, %x axis = 0 : tensor<16xi32>
+    %m = blk.scan max, %f axis = 0 nan = num : tensor<16xf32>
     ```
     """
 
@@ -1709,12 +1782,13 @@ class ScanOp(BlkOp):
     kind = prop_def(ReduceKindAttr)
     axis = prop_def(IntegerAttr[I32])
     acc_dtype = opt_prop_def()
+    nan = opt_prop_def(NanAttr)
     src = operand_def()
     result = result_def()
     traits = traits_def(Pure())
     PREFIX: ClassVar[str | None] = "kind"
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": ReduceKindAttr}
-    CLAUSES: ClassVar[tuple[str, ...]] = ("axis", "acc_dtype")
+    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": ReduceKindAttr, "nan": NanAttr}
+    CLAUSES: ClassVar[tuple[str, ...]] = ("axis", "acc_dtype", "nan")
 
     @classmethod
     def short_signature(cls, t: Attribute, present: Sequence[str]):
@@ -1913,5 +1987,14 @@ Blk = Dialect(
         PrintOp,
         AssertOp,
     ],
-    [PtrType, WeakType, RoundingAttr, CmpPredicateAttr, ReduceKindAttr, AtomicKindAttr],
+    [
+        PtrType,
+        WeakType,
+        RoundingAttr,
+        NanAttr,
+        ShiftFillAttr,
+        CmpPredicateAttr,
+        ReduceKindAttr,
+        AtomicKindAttr,
+    ],
 )

@@ -568,11 +568,12 @@ class _FunctionLowering:
         if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN):
             acc_elem = src_elem
         result_elem = _elem(op.result)
-        inits = self._reduce_init(kind, acc_elem)
-        if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN):
-            inits = [inits[0], self.const(0, i32)]
 
-        def reduce_over(b: _Body, out_idx: Index) -> list[SSAValue]:
+        def reduce_in(b: _Builder, out_idx: Index, nan: blk.Nan) -> list[SSAValue]:
+            inits = self._reduce_init(kind, acc_elem, nan)
+            if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN):
+                inits = [inits[0], self.const(0, i32)]
+
             def inner(ib: _Body, red_idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
                 full: Index = [self.const(0)] * len(src_shape)
                 for d, i in zip(outer, out_idx, strict=True):
@@ -581,9 +582,16 @@ class _FunctionLowering:
                     full[d] = i
                 x = self.element(op.src, full, ib)
                 position = self._linear_i32(red_idx, [src_shape[d] for d in axes], ib)
-                return self._combine(kind, carried, x, acc_elem, position, ib.builder)
+                return self._combine(kind, carried, x, acc_elem, position, ib.builder, nan)
 
-            return self.loop_nest(b.builder, [src_shape[d] for d in axes], inner, inits)
+            return self.loop_nest(b, [src_shape[d] for d in axes], inner, inits)
+
+        def reduce_over(b: _Body, out_idx: Index) -> list[SSAValue]:
+            nan = blk.nan_of(op)
+            extremum = kind in (blk.ReduceKind.MAX, blk.ReduceKind.MIN)
+            if nan is blk.Nan.NUM and extremum and dtypes.from_xdsl(acc_elem).is_float:
+                return _skipping_nan(b.builder, lambda mode, at: reduce_in(at, out_idx, mode))
+            return reduce_in(b.builder, out_idx, nan)
 
         if not outer:
             final = reduce_over(_Body(here), [])
@@ -617,7 +625,11 @@ class _FunctionLowering:
         assert linear is not None
         return b.builder.value(arith.IndexCastOp(linear, i32))
 
-    def _reduce_init(self, kind: blk.ReduceKind, elem: Attribute) -> list[SSAValue]:
+    def _reduce_init(
+        self, kind: blk.ReduceKind, elem: Attribute, nan: blk.Nan = blk.Nan.PROPAGATE
+    ) -> list[SSAValue]:
+        """The identity `kind` starts from; NaN for float extrema that skip NaN (`maxnum`
+        returns the other operand), so that only an all-NaN input gives NaN."""
         d = dtypes.from_xdsl(elem)
         if kind is blk.ReduceKind.SUM or kind in (blk.ReduceKind.OR, blk.ReduceKind.XOR):
             value: int | float = 0
@@ -627,6 +639,8 @@ class _FunctionLowering:
             value = -1 if d.signed else d.int_range[1]
             if d.is_bool:
                 value = 1
+        elif d.is_float and nan is blk.Nan.NUM:
+            value = float("nan")
         elif kind in (blk.ReduceKind.MAX, blk.ReduceKind.ARGMAX):
             value = -_largest(d) if d.is_float else d.int_range[0]
         else:
@@ -643,6 +657,7 @@ class _FunctionLowering:
         acc_elem: Attribute,
         position: SSAValue,
         b: _Builder,
+        nan: blk.Nan = blk.Nan.PROPAGATE,
     ) -> list[SSAValue]:
         x = self._cast(x, acc_elem, b)
         acc = carried[0]
@@ -657,6 +672,9 @@ class _FunctionLowering:
         }
         if kind in simple:
             combined = simple[kind](acc, x, acc_elem)
+            floats = dtypes.from_xdsl(acc_elem).is_float
+            if isinstance(combined, blk.MaximumOp | blk.MinimumOp) and floats:
+                combined.properties["nan"] = blk.NanAttr(nan)
             # The order of a reduction is unspecified (docs/semantics.md): the code
             # generator may reassociate it, which lets LLVM vectorize float sums.
             combined.attributes[REASSOC_ATTR] = UnitAttr()
@@ -664,10 +682,13 @@ class _FunctionLowering:
         predicate = "gt" if kind is blk.ReduceKind.ARGMAX else "lt"
         better = b.value(blk.CmpOp(predicate, x, acc, i1))
         if dtypes.from_xdsl(acc_elem).is_float:
-            x_nan = b.value(blk.CmpOp("ne", x, x, i1))
-            acc_number = b.value(blk.CmpOp("eq", acc, acc, i1))
-            nan_first = b.value(blk.AndOp(x_nan, acc_number, i1))
-            better = b.value(blk.OrOp(better, nan_first, i1))
+            # propagate: a NaN x beats a number (the first NaN wins); num: a number x
+            # beats a NaN (the start value)
+            is_nan, is_number = (x, acc) if nan is blk.Nan.PROPAGATE else (acc, x)
+            nan_here = b.value(blk.CmpOp("ne", is_nan, is_nan, i1))
+            number_there = b.value(blk.CmpOp("eq", is_number, is_number, i1))
+            overrides = b.value(blk.AndOp(nan_here, number_there, i1))
+            better = b.value(blk.OrOp(better, overrides, i1))
         best = b.value(blk.WhereOp(better, x, acc, acc_elem))
         index = b.value(blk.WhereOp(better, position, carried[1], i32))
         return [best, index]
@@ -694,13 +715,16 @@ class _FunctionLowering:
                     full[d] = i
                 full[axis] = red_idx[0]
                 x = self.element(op.src, full, ib)
-                (new,) = self._combine(kind, acc, x, acc_elem, self.const(0, i32), ib.builder)
+                (new,) = self._combine(
+                    kind, acc, x, acc_elem, self.const(0, i32), ib.builder, blk.nan_of(op)
+                )
                 ib.builder.insert(
                     memref.StoreOp.get(self._cast(new, result_elem, ib.builder), buffer, full)
                 )
                 return [new]
 
-            self.loop_nest(b.builder, [shape[axis]], inner, self._reduce_init(kind, acc_elem))
+            inits = self._reduce_init(kind, acc_elem, blk.nan_of(op))
+            self.loop_nest(b.builder, [shape[axis]], inner, inits)
             return []
 
         self.loop_nest(here, [shape[d] for d in outer], body)
@@ -981,6 +1005,23 @@ class _FunctionLowering:
                     raise error_at(op, f"internal error: {op.name} still used by {users}")
             op.detach()
             op.erase()
+
+
+def _skipping_nan(
+    here: _Builder, reduce: Callable[[blk.Nan, _Builder], list[SSAValue]]
+) -> list[SSAValue]:
+    """A float max or min reduction that skips NaN (`reduce` builds the loop for a mode):
+    LLVM vectorizes loops reducing with `llvm.maximum`, which propagates NaN, but not all
+    those reducing with `llvm.maxnum` (not one that also stores a loaded row, as softmax's
+    does). So reduce propagating NaN, and again skipping it only where that gave NaN; on
+    other inputs both agree."""
+    (fast,) = reduce(blk.Nan.PROPAGATE, here)
+    found_nan = here.value(blk.CmpOp("ne", fast, fast, i1))
+    again, keep = Block(), Block()
+    (slow,) = reduce(blk.Nan.NUM, _Builder(again))
+    again.add_op(scf.YieldOp(slow))
+    keep.add_op(scf.YieldOp(fast))
+    return list(here.insert(scf.IfOp(found_nan, [fast.type], [again], [keep])).results)
 
 
 # ------------------------------------------------------------------------------------

@@ -591,7 +591,8 @@ class _SimtLowering(_FunctionLowering):
         shape = shape_of(op.src.type)
         src_elem = _elem(op.src)
         acc_elem = src_elem if kind in _ARG_KINDS else (op.acc_dtype or src_elem)
-        inits = self._reduce_init(kind, acc_elem)
+        nan = blk.nan_of(op)
+        inits = self._reduce_init(kind, acc_elem, nan)
         scratch = [self._alloc([self.num_warps], acc_elem, shared=True)]
         if kind in _ARG_KINDS:
             inits.append(self.const(0, i32))
@@ -605,13 +606,13 @@ class _SimtLowering(_FunctionLowering):
         def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
             x = self.element(op.src, idx, b)
             position = self._linear_i32(idx, shape, b) if kind in _ARG_KINDS else self.const(0, i32)
-            return self._combine(kind, carried, x, acc_elem, position, b.builder)
+            return self._combine(kind, carried, x, acc_elem, position, b.builder, nan)
 
         partial = self.owned_nest(inside, region.tid, shape, body, inits)
         lane_mask = WARP_SIZE // 2
         while lane_mask:
             other = [inside.value(ShuffleXorOp(p, lane_mask)) for p in partial]
-            partial = self._merge(kind, partial, other, acc_elem, inside)
+            partial = self._merge(kind, partial, other, acc_elem, inside, nan)
             lane_mask //= 2
         lane = inside.value(arith.RemUIOp(region.tid, self.const(WARP_SIZE)))
         warp = inside.value(arith.DivUIOp(region.tid, self.const(WARP_SIZE)))
@@ -625,7 +626,10 @@ class _SimtLowering(_FunctionLowering):
         total: list[SSAValue] | None = None
         for w in range(self.num_warps):
             values = [here.value(memref.LoadOp.get(s, [self.const(w)])) for s in scratch]
-            total = values if total is None else self._merge(kind, total, values, acc_elem, here)
+            if total is None:
+                total = values
+            else:
+                total = self._merge(kind, total, values, acc_elem, here, nan)
         assert total is not None
         result = total[1] if kind in _ARG_KINDS else self._cast(total[0], _elem(op.result), here)
         op.result.replace_all_uses_with(result)
@@ -639,11 +643,14 @@ class _SimtLowering(_FunctionLowering):
         b: list[SSAValue],
         elem: Attribute,
         builder: _Builder,
+        nan: blk.Nan,
     ) -> list[SSAValue]:
         """Combine two partial results of a reduction; for arg kinds, (value, index) pairs
-        where ties and NaNs go to the lower index, as the first occurrence wins."""
+        where ties go to the lower index, as the first occurrence wins, and NaN beats
+        every number (`nan = propagate`, the lower index among NaNs) or loses to it
+        (`num`)."""
         if kind not in _ARG_KINDS:
-            return self._combine(kind, a, b[0], elem, self.const(0, i32), builder)
+            return self._combine(kind, a, b[0], elem, self.const(0, i32), builder, nan)
         (av, ai), (bv, bi) = a, b
         v = builder.value
         predicate = "gt" if kind is blk.ReduceKind.ARGMAX else "lt"
@@ -653,8 +660,12 @@ class _SimtLowering(_FunctionLowering):
         if dtypes.from_xdsl(elem).is_float:
             a_nan = v(blk.CmpOp("ne", av, av, i1))
             b_nan = v(blk.CmpOp("ne", bv, bv, i1))
-            both = v(blk.AndOp(b_nan, earlier, i1))
-            better = v(blk.WhereOp(a_nan, both, v(blk.OrOp(better, b_nan, i1)), i1))
+            if nan is blk.Nan.PROPAGATE:
+                both = v(blk.AndOp(b_nan, earlier, i1))
+                better = v(blk.WhereOp(a_nan, both, v(blk.OrOp(better, b_nan, i1)), i1))
+            else:
+                both = v(blk.AndOp(a_nan, earlier, i1))
+                better = v(blk.WhereOp(b_nan, both, v(blk.OrOp(better, a_nan, i1)), i1))
         return [v(blk.WhereOp(better, bv, av, elem)), v(blk.WhereOp(better, bi, ai, i32))]
 
     def _lower_axis_reduce(self, op: blk.ReduceOp, here: _Builder) -> None:
@@ -666,8 +677,10 @@ class _SimtLowering(_FunctionLowering):
         acc_elem = src_elem if kind in _ARG_KINDS else (op.acc_dtype or src_elem)
         staged = self._shared_copy(op.src, here)
 
+        nan = blk.nan_of(op)
+
         def compute(b: _Body, out_idx: Index) -> SSAValue:
-            inits = self._reduce_init(kind, acc_elem)
+            inits = self._reduce_init(kind, acc_elem, nan)
             if kind in _ARG_KINDS:
                 inits.append(self.const(0, i32))
 
@@ -676,7 +689,7 @@ class _SimtLowering(_FunctionLowering):
                 full.insert(axis, k)
                 x = sb.value(memref.LoadOp.get(staged, full))
                 position = sb.value(arith.IndexCastOp(k, i32))
-                return self._combine(kind, carried, x, acc_elem, position, sb)
+                return self._combine(kind, carried, x, acc_elem, position, sb, nan)
 
             final = self._for(b.builder, src_shape[axis], step, inits)
             if kind in _ARG_KINDS:
@@ -692,6 +705,7 @@ class _SimtLowering(_FunctionLowering):
         axis = op.axis.value.data
         kind = op.kind.data
         acc_elem = op.acc_dtype if op.acc_dtype is not None else _elem(op.src)
+        nan = blk.nan_of(op)
         staged = self._shared_copy(op.src, here)
 
         def compute(b: _Body, idx: Index) -> SSAValue:
@@ -699,10 +713,11 @@ class _SimtLowering(_FunctionLowering):
                 full = list(idx)
                 full[axis] = k
                 x = sb.value(memref.LoadOp.get(staged, full))
-                return self._combine(kind, carried, x, acc_elem, self.const(0, i32), sb)
+                return self._combine(kind, carried, x, acc_elem, self.const(0, i32), sb, nan)
 
             stop = b.builder.value(arith.AddiOp(idx[axis], self.const(1)))
-            (final,) = self._for(b.builder, 0, step, self._reduce_init(kind, acc_elem), stop=stop)
+            inits = self._reduce_init(kind, acc_elem, nan)
+            (final,) = self._for(b.builder, 0, step, inits, stop=stop)
             return self._cast(final, _elem(op.result), b.builder)
 
         buffer = self._buffer_for(op.result)

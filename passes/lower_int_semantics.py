@@ -8,7 +8,10 @@ choosing the signed or unsigned op (`divsi`/`divui`, `shrsi`/`shrui`, `slt`/`ult
 Integer division never traps (docs/semantics.md): the divisor is replaced by 1 where it
 is 0 (result `0` for `//`, the dividend for `%`) and where it is -1 (result `-x` and `0`),
 since x86 traps on both. `rounding = floor` adds Python's correction to the truncating
-quotient. Shifts by the width or more give 0 (or -1 for `shr` of a negative signed value).
+quotient. `shr` is `shrsi` or `shrui` as its `fill` says (else by signedness); shifts by the
+width or more give 0 (or -1 for an arithmetic `shr` of a value whose sign bit is set).
+Float `minimum`/`maximum` become `minnumf`/`maxnumf` or `minimumf`/`maximumf` as their `nan`
+says.
 Float to integer casts are `arith.fptosi`/`fptoui`, which the code generator emits as
 saturating conversions (NaN gives 0).
 """
@@ -151,6 +154,17 @@ def _by_signedness(
     return lower
 
 
+def _extremum(
+    signed: type[Operation],
+    unsigned: type[Operation],
+    num: type[Operation],
+    propagate: type[Operation],
+) -> Callable[[_Lowering], SSAValue]:
+    """Integer min/max by signedness; float min/max by what a NaN operand gives."""
+    by_nan = {blk.Nan.NUM: num, blk.Nan.PROPAGATE: propagate}
+    return lambda low: _by_signedness(signed, unsigned, by_nan[blk.nan_of(low.op)])(low)
+
+
 def _select(low: _Lowering, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
     return low.emit(arith.SelectOp(cond, a, b))
 
@@ -279,7 +293,9 @@ def _lower_shift(left: bool) -> Callable[[_Lowering], SSAValue]:
         safe = _select(low, too_far, low.const(0, amount.type), amount)
         if left:
             return _select(low, too_far, low.const(0, a.type), low.emit(arith.ShLIOp(a, safe)))
-        if d.signed:
+        given = low.op.properties.get("fill")
+        arithmetic = d.signed if given is None else given.data is blk.ShiftFill.SIGN  # type: ignore[attr-defined]
+        if arithmetic:
             shifted = low.emit(arith.ShRSIOp(a, safe))
             negative = _cmpi(low, a, low.const(0, a.type), "slt")
             fill = _select(low, negative, low.const(-1, a.type), low.const(0, a.type))
@@ -420,8 +436,8 @@ _LOWERINGS: dict[type[Operation], Callable[[_Lowering], SSAValue | None]] = {
     blk.XorOp: _int_or_float(arith.XOrIOp, arith.XOrIOp),
     blk.ShlOp: _lower_shift(True),
     blk.ShrOp: _lower_shift(False),
-    blk.MinimumOp: _by_signedness(arith.MinSIOp, arith.MinUIOp, arith.MinimumfOp),
-    blk.MaximumOp: _by_signedness(arith.MaxSIOp, arith.MaxUIOp, arith.MaximumfOp),
+    blk.MinimumOp: _extremum(arith.MinSIOp, arith.MinUIOp, arith.MinnumfOp, arith.MinimumfOp),
+    blk.MaximumOp: _extremum(arith.MaxSIOp, arith.MaxUIOp, arith.MaxnumfOp, arith.MaximumfOp),
     blk.CmpOp: _lower_cmp,
     blk.NegOp: _lower_neg,
     blk.AbsOp: _lower_abs,

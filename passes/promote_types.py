@@ -3,8 +3,9 @@
 For each op that promotes (the `Promotes` trait), the policy decides the computation dtype;
 operands of another dtype get a `blk.cast ... implicit` and weak literals become typed
 `blk.constant`s. The pass also fills what loose IR leaves to the policy: `rounding` on
-`floordiv`/`mod`, `acc_dtype` on reductions, scans and `dot`, and converts the values
-stored or loaded (`other`) to the pointee type.
+`floordiv`/`mod`, `fill` on `shr`, `nan` on float `minimum`/`maximum` and on float
+max/min/argmax/argmin reductions and scans, `acc_dtype` on reductions, scans and `dot`, and
+converts the values stored or loaded (`other`) to the pointee type.
 
 ```mlir
 %r = blk.add %i, %h : tensor<16xi32>, tensor<16xf16> -> tensor<16xf16>
@@ -47,6 +48,7 @@ from blkc.passes.promotion.base import Policy, PromotionError
 from blkc.passes.promotion.ir import decide, module_policy
 
 _ACCUMULATES = (blk.ReduceKind.SUM, blk.ReduceKind.PROD)
+_SELECTS = (blk.ReduceKind.MAX, blk.ReduceKind.MIN, blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN)
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,11 @@ class _Promoter:
             if isinstance(op, blk.FloorDivOp | blk.ModOp) and op.rounding is None:
                 assert decision.rounding is not None
                 op.properties["rounding"] = blk.RoundingAttr(blk.Rounding(decision.rounding))
+            if isinstance(op, blk.ShrOp) and op.fill is None:
+                assert decision.fill is not None
+                op.properties["fill"] = blk.ShiftFillAttr(blk.ShiftFill(decision.fill))
+            if isinstance(op, blk.MinimumOp | blk.MaximumOp) and decision.compute.is_float:
+                self._fill_nan(op)
         for index, value in enumerate(op.operands):
             if isinstance(value.type, WeakType):  # e.g. the condition of blk.where
                 kind = dtypes.bool_ if value.type.kind == "bool" else None
@@ -138,8 +145,15 @@ class _Promoter:
                     raise error_at(op, f"weak literal {_describe(value)} cannot be typed here")
                 op.operands[index] = self._convert(value, kind, op, "weak-literal")
 
+    def _fill_nan(self, op: Operation) -> None:
+        """Set `nan` from the policy on an op that selects among floats, unless set."""
+        if op.properties.get("nan") is None:
+            op.properties["nan"] = blk.NanAttr(blk.Nan(self.policy.nan))
+
     def _accumulate(self, op: blk.ReduceOp | blk.ScanOp) -> None:
         kind = op.kind.data
+        if kind in _SELECTS and dtype_of(op.src.type).is_float:  # type: ignore[union-attr]
+            self._fill_nan(op)
         selects = kind in (blk.ReduceKind.MAX, blk.ReduceKind.MIN)
         if op.acc_dtype is not None or not (selects or kind in _ACCUMULATES):
             return

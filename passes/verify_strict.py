@@ -2,6 +2,7 @@
 
 Strict IR is what the backends take: no weak literal; the promoted operands of every op
 share one dtype and the broadcast operands one shape; `rounding` set on `floordiv`/`mod`;
+`nan` set on float `minimum`/`maximum` and float max/min/argmax/argmin reductions and scans;
 `acc_dtype` set on sum/prod reductions, scans and `dot`; loaded `other` values and stored
 values of the pointee type.
 """
@@ -19,7 +20,7 @@ from blkc.broadcasting import format_shape
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.traits import Broadcasts, Promotes
-from blkc.dialects.types import PtrType, WeakType, element_type, shape_of
+from blkc.dialects.types import PtrType, WeakType, dtype_of, element_type, shape_of
 
 _FIX = {
     "dtype": "run promote-types",
@@ -76,6 +77,8 @@ def strict_problem(op: Operation) -> tuple[str, str] | None:
 def _attribute_problem(op: Operation) -> tuple[str, str] | None:
     if isinstance(op, blk.FloorDivOp | blk.ModOp) and op.rounding is None:
         return "its rounding is not set", "attribute"
+    if _selects_floats(op) and op.properties.get("nan") is None:
+        return "its nan (what a NaN operand gives) is not set", "attribute"
     if isinstance(op, blk.ReduceOp | blk.ScanOp) and op.kind.data in (
         blk.ReduceKind.SUM,
         blk.ReduceKind.PROD,
@@ -96,6 +99,21 @@ def _attribute_problem(op: Operation) -> tuple[str, str] | None:
             op, op.ptr, "value", op.value
         )
     return None
+
+
+def _selects_floats(op: Operation) -> bool:
+    """A float minimum or maximum, or a float max/min/argmax/argmin reduction or scan."""
+    if isinstance(op, blk.MinimumOp | blk.MaximumOp):
+        source = op.lhs
+    elif isinstance(op, blk.ReduceOp | blk.ScanOp) and op.kind.data in _SELECTING:
+        source = op.src
+    else:
+        return False
+    found = dtype_of(source.type)
+    return found is not None and found.is_float
+
+
+_SELECTING = (blk.ReduceKind.MAX, blk.ReduceKind.MIN, blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN)
 
 
 def _pointee_problem(

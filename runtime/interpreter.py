@@ -396,13 +396,10 @@ def _bitcast(frame: _Frame, op: blk.BitcastOp) -> Sequence[Value]:
     blk.AddOp,
     blk.SubOp,
     blk.MulOp,
-    blk.MinimumOp,
-    blk.MaximumOp,
     blk.AndOp,
     blk.OrOp,
     blk.XorOp,
     blk.ShlOp,
-    blk.ShrOp,
     blk.NegOp,
     blk.AbsOp,
     blk.NotOp,
@@ -411,6 +408,22 @@ def _bitcast(frame: _Frame, op: blk.BitcastOp) -> Sequence[Value]:
 def _elementwise(frame: _Frame, op: Operation) -> Sequence[Value]:
     name = op.name.removeprefix("blk.")
     return (numerics.elementwise(name, _result_dtype(op), *_operands(frame, op)),)
+
+
+@_implements(blk.MinimumOp, blk.MaximumOp)
+def _extremum(frame: _Frame, op: blk.MinimumOp | blk.MaximumOp) -> Sequence[Value]:
+    name = "min" if isinstance(op, blk.MinimumOp) else "max"
+    name += "num" if blk.nan_of(op) is blk.Nan.NUM else "imum"
+    return (numerics.elementwise(name, _result_dtype(op), *_operands(frame, op)),)
+
+
+@_implements(blk.ShrOp)
+def _shr(frame: _Frame, op: blk.ShrOp) -> Sequence[Value]:
+    # The shift reads the bits as signed (arithmetic) or unsigned (logical), as `fill` says.
+    d = _result_dtype(op)
+    bits = _signed(d) if op.arithmetic() else _unsigned(d)
+    operands = [_reinterpret(x, bits) for x in _operands(frame, op)]
+    return (_reinterpret(numerics.elementwise("shr", bits, *operands), d),)
 
 
 @_implements(blk.TrueDivOp)
@@ -645,6 +658,7 @@ def _reduce(frame: _Frame, op: blk.ReduceOp) -> Sequence[Value]:
         axis,
         _acc_dtype(op.acc_dtype),
         _result_dtype(op),
+        blk.nan_of(op).value,
     )
     return (result,)
 
@@ -658,6 +672,7 @@ def _scan(frame: _Frame, op: blk.ScanOp) -> Sequence[Value]:
         op.axis.value.data,
         _acc_dtype(op.acc_dtype),
         _result_dtype(op),
+        blk.nan_of(op).value,
     )
     return (result,)
 
@@ -764,6 +779,10 @@ def _unsigned(d: DType) -> DType:
     return dtypes.dtype(f"uint{d.width}") if d.is_int else d
 
 
+def _signed(d: DType) -> DType:
+    return dtypes.dtype(f"int{d.width}") if d.is_int else d
+
+
 def _reinterpret(x: Array, d: DType) -> Array:
     return np.asarray(x).view(d.numpy)
 
@@ -789,6 +808,8 @@ _ARITH_ELEMENTWISE: dict[type[Operation], tuple[str, bool]] = {
     arith.DivfOp: ("truediv", False),
     arith.MaximumfOp: ("maximum", False),
     arith.MinimumfOp: ("minimum", False),
+    arith.MaxnumfOp: ("maxnum", False),
+    arith.MinnumfOp: ("minnum", False),
     arith.NegfOp: ("neg", False),
 }
 

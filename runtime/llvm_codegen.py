@@ -1081,6 +1081,8 @@ _HANDLERS: dict[type[Operation], Callable[[_FunctionEmitter, Operation], None]] 
     arith.MinUIOp: _intrinsic("llvm.umin", 2),
     arith.MaximumfOp: _intrinsic("llvm.maximum", 2),
     arith.MinimumfOp: _intrinsic("llvm.minimum", 2),
+    arith.MaxnumfOp: _intrinsic("llvm.maxnum", 2),
+    arith.MinnumfOp: _intrinsic("llvm.minnum", 2),
     arith.CmpiOp: _emit_cmpi,
     arith.CmpfOp: _emit_cmpf,
     arith.SelectOp: _emit_select,

@@ -38,6 +38,7 @@ from blkc.dtypes import DType
 
 Array: TypeAlias = np.ndarray[Any, Any]
 Rounding: TypeAlias = Literal["floor", "trunc"]
+Nan: TypeAlias = Literal["num", "propagate"]
 Kernel: TypeAlias = Callable[..., Array]
 """An elementwise function: ``kernel(dtype, *operands)`` on compute arrays."""
 
@@ -236,6 +237,8 @@ _KERNELS: dict[str, Kernel] = {
     "truediv": _truediv,
     "minimum": _ufunc(np.minimum),  # NumPy's minimum/maximum propagate NaN
     "maximum": _ufunc(np.maximum),
+    "minnum": _ufunc(np.fmin),  # fmin/fmax give the other operand (C's, LLVM's minnum)
+    "maxnum": _ufunc(np.fmax),
     "and": _ufunc(np.bitwise_and),
     "or": _ufunc(np.bitwise_or),
     "xor": _ufunc(np.bitwise_xor),
@@ -355,35 +358,69 @@ _REDUCE_UFUNCS: dict[str, np.ufunc] = {
     "or": np.bitwise_or,
     "xor": np.bitwise_xor,
 }
+_SKIPPING_NAN: dict[str, np.ufunc] = {"max": np.fmax, "min": np.fmin}
+"""The extrema that skip NaN (``nan = num``)."""
+
+
+def _reducer(kind: str, nan: Nan) -> np.ufunc:
+    return _SKIPPING_NAN[kind] if nan == "num" and kind in _SKIPPING_NAN else _REDUCE_UFUNCS[kind]
 
 
 @_quiet
 def reduce(
-    kind: str, x: Array, src: DType, axis: int | None, acc: DType | None, out: DType
+    kind: str,
+    x: Array,
+    src: DType,
+    axis: int | None,
+    acc: DType | None,
+    out: DType,
+    nan: Nan = "propagate",
 ) -> Array:
     """`blk.reduce`: `kind` along `axis` (all axes when None) of `x` (dtype `src`).
 
     The source converts to `acc` (default `src`), the reduction runs in it, and the
     result converts to `out`. ``argmax``/``argmin`` give the first extreme index (over
-    the flattened block when `axis` is None); NaN counts as the extreme.
+    the flattened block when `axis` is None). With `nan` ``propagate`` NaN counts as the
+    extreme; with ``num`` it is skipped (NaN, at index 0, only when every element is).
     """
     if kind in ("argmax", "argmin"):
-        values = to_compute(x, src)
-        found = np.argmax(values, axis=axis) if kind == "argmax" else np.argmin(values, axis=axis)
+        found = _arg_extreme(kind, to_compute(x, src), axis, nan)
         return convert(np.asarray(found), dtypes.int64, out)
     acc = acc or src
     values = to_compute(convert(x, src, acc), acc)
-    reduced = _REDUCE_UFUNCS[kind].reduce(values, axis=axis, dtype=values.dtype)
+    reduced = _reducer(kind, nan).reduce(values, axis=axis, dtype=values.dtype)
     return convert(from_compute(reduced, acc), acc, out)
 
 
+def _arg_extreme(kind: str, values: Array, axis: int | None, nan: Nan) -> Array:
+    find = np.argmax if kind == "argmax" else np.argmin
+    if nan == "propagate" or not np.issubdtype(values.dtype, np.floating):
+        return find(values, axis=axis)  # NumPy's: the first NaN is the extreme
+    # NaN loses to every number: give it the worst value; where the extreme is that
+    # value, every number equals it (or there is none) and the first number is found.
+    worst = -np.inf if kind == "argmax" else np.inf
+    is_nan = np.isnan(values)
+    filled = np.where(is_nan, worst, values)
+    first_number = np.argmax(~is_nan, axis=axis)  # 0 when all are NaN
+    best = np.max(filled, axis=axis) if kind == "argmax" else np.min(filled, axis=axis)
+    return np.where(best == worst, first_number, find(filled, axis=axis))
+
+
 @_quiet
-def scan(kind: str, x: Array, src: DType, axis: int, acc: DType | None, out: DType) -> Array:
+def scan(
+    kind: str,
+    x: Array,
+    src: DType,
+    axis: int,
+    acc: DType | None,
+    out: DType,
+    nan: Nan = "propagate",
+) -> Array:
     """`blk.scan`: the inclusive prefix `kind` (sum, prod, max, min) along `axis`,
-    accumulated in `acc` (default `src`) and converted to `out`."""
+    accumulated in `acc` (default `src`) and converted to `out`; `nan` as for `reduce`."""
     acc = acc or src
     values = to_compute(convert(x, src, acc), acc)
-    scanned = _REDUCE_UFUNCS[kind].accumulate(values, axis=axis, dtype=values.dtype)
+    scanned = _reducer(kind, nan).accumulate(values, axis=axis, dtype=values.dtype)
     return convert(from_compute(scanned, acc), acc, out)
 
 

@@ -17,7 +17,9 @@ Each policy answers the same questions (ARCHITECTURE section 5):
 7. what it refuses, raising `PromotionError` with the operands, the policy and the rule: the
    kinds of dtype each computation refuses once its operands are promoted are data
    (`Policy.refusals`: shifts refuse bools and floats), and so are the computations with no
-   bool loop, whose bools compute in an integer dtype instead (`Policy.bools_compute_in`).
+   bool loop, whose bools compute in an integer dtype instead (`Policy.bools_compute_in`);
+8. what float minima and maxima (elementwise and reductions) make of NaN (`Policy.nan`),
+   and whether ``>>`` is arithmetic or logical (`Policy.shift_fill`).
 
 `Policy.decide` combines them for one operation of a given `Computation`.
 """
@@ -131,6 +133,9 @@ class Decision:
     """The rule that chose `compute`."""
     rounding: str | None = None
     """``floor`` or ``trunc`` for ``//`` and ``%``; None otherwise."""
+    fill: str | None = None
+    """``sign`` or ``zero``: what ``>>`` shifts in (`Policy.shift_fill`); None for other
+    computations."""
 
 
 @dataclass(frozen=True)
@@ -210,6 +215,10 @@ class Policy(ABC):
     bools_compute_in: ClassVar[Mapping[Computation, Promotion]] = {}
     """Computations with no bool loop: bools compute in this dtype instead of being refused
     (NumPy's ``True // True`` is an int8)."""
+    nan: ClassVar[str] = "propagate"
+    """What a float ``minimum``/``maximum``, and a ``max``/``min``/``argmax``/``argmin``
+    reduction or scan of floats, make of NaN: ``propagate`` (NaN wins, as in NumPy, JAX,
+    PyTorch and the Array API) or ``num`` (NaN loses: the other operand, as C's ``fmax``)."""
 
     # -- the questions -----------------------------------------------------------------
 
@@ -234,6 +243,12 @@ class Policy(ABC):
     def rounding(self, all_literals: bool) -> str:
         """How ``//`` and ``%`` round: ``floor`` (Python) or ``trunc`` (C)."""
         return "floor"
+
+    def shift_fill(self, operands: Sequence[Operand], compute: DType) -> str:
+        """What ``value >> amount`` (`operands`) shifts in once promoted to `compute`:
+        ``sign`` (arithmetic) or ``zero`` (logical). By default `compute`'s signedness, as
+        C and NumPy shift the promoted value."""
+        return "sign" if compute.is_int and compute.signed else "zero"
 
     def sum_dtype(self, d: DType) -> DType:
         """The result dtype of a sum (or product) reduction of a block of `d`."""
@@ -350,7 +365,7 @@ class Policy(ABC):
             compute, rule = instead.dtype, instead.rule
         self.check_kind(computation, compute, promoted(operands, promotion.dtype))
         result = compute
-        rounding = None
+        rounding = fill = None
         if computation is Computation.TRUEDIV:
             divided = self.true_divide(compute)
             if divided.dtype != compute:
@@ -358,6 +373,8 @@ class Policy(ABC):
             result = compute
         elif computation in (Computation.FLOORDIV, Computation.MOD):
             rounding = self.rounding(all(o.is_literal for o in operands))
+        elif computation is Computation.SHIFT:
+            fill = self.shift_fill(operands, compute)
         elif computation in (Computation.FLOAT_MATH, Computation.ROUNDING_MATH):
             math_promotion = self.math_dtype(compute)
             if math_promotion.dtype != compute:
@@ -367,7 +384,7 @@ class Policy(ABC):
             result = dtypes.bool_
         elif computation is Computation.ABS:
             result = REAL_PART.get(compute, compute)
-        return Decision(compute, result, rule, rounding)
+        return Decision(compute, result, rule, rounding, fill)
 
     def result_type(self, operands: Sequence[Operand]) -> DType:
         """The promoted dtype of `operands` (what ``a + b`` computes in)."""

@@ -15,6 +15,12 @@ int8, float16, bfloat16, float32, float64 and the fp8 types (two fp8 types may d
 compute in float16, which holds both) and accumulates int8 in int32, floats below 64 bits in
 float32, or in the accumulator block's dtype when one is given.
 
+``minimum``, ``maximum`` and the ``max``/``min``/``argmax``/``argmin`` reductions of floats skip
+NaN (``tl.PropagateNan.NONE``, LLVM's ``maxnum``): NaN only where every operand is NaN. ``>>``
+is arithmetic when the shifted operand is signed before promotion (Triton dispatches on it:
+``int8 >> uint8`` computes in uint8 but shifts the sign bit in), logical otherwise; a literal
+shifted by a block follows the block, as Triton's ``__rrshift__`` does.
+
 Refused: literals that fit no 64-bit integer or do not fit the typed operand
 (``literal-range``), complex literals (``complex``), bitwise operations on floats
 (``bitwise``, ``shift``), ``dot`` of two dtypes (``dot-dtypes``) or of a dtype Triton has no
@@ -32,6 +38,8 @@ float16 and fp8 operands).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from blkc import dtypes
 from blkc.dialects.traits import Computation
@@ -83,6 +91,7 @@ def literal_dtype(literal: Operand, refuse) -> DType:  # type: ignore[no-untyped
 class TritonPolicy(Policy):
     name = "triton"
     dtypes = dtypes.CODEGEN
+    nan = "num"
     refusals = REFUSALS | {
         Computation.SHIFT: Refusal("shift", "shift operations need integers or bools").of(
             Kind.FLOAT, Kind.COMPLEX
@@ -120,6 +129,13 @@ class TritonPolicy(Policy):
 
     def rounding(self, all_literals: bool) -> str:
         return "floor" if all_literals else "trunc"
+
+    def shift_fill(self, operands: Sequence[Operand], compute: DType) -> str:
+        value, amount = operands
+        decides = amount if value.is_literal and not amount.is_literal else value
+        if decides.is_literal:
+            return super().shift_fill(operands, compute)
+        return "sign" if decides.kind is Kind.INT and decides.dtype.signed else "zero"  # type: ignore[union-attr]
 
     def sum_dtype(self, d: DType) -> DType:
         if (d.is_int or d.is_bool) and d.width < 32:

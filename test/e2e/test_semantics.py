@@ -5,6 +5,11 @@ import numpy
 import pytest
 
 import blkc
+from blkc.runtime import interpreter
+
+TARGETS = ["cpu", "cpu-simt", "interpreter"]
+"""Where the NaN and shift semantics are checked: both CPU code generators and the
+reference interpreter (the PTX for the same IR is checked in test/gpu)."""
 
 BINARY = """
 module {{
@@ -24,12 +29,21 @@ module {{
 
 
 def run_binary(
-    op: str, t: str, a: numpy.ndarray, b: numpy.ndarray, attrs: str = ""
+    op: str, t: str, a: numpy.ndarray, b: numpy.ndarray, attrs: str = "", target: str = "cpu"
 ) -> numpy.ndarray:
-    kernel = blkc.compile(BINARY.format(op=op, t=t, n=len(a), attrs=attrs))
     out = numpy.zeros_like(a)
-    kernel[(1,)](a, b, out)
+    run_on(target, BINARY.format(op=op, t=t, n=len(a), attrs=attrs), a, b, out)
     return out
+
+
+def run_on(target: str, text: str, *args: object) -> None:
+    """Run the one kernel of `text` over a grid of one program, compiled for `target` or
+    interpreted (`interpreter`)."""
+    if target == "interpreter":
+        module = blkc.run_pipeline(blkc.parse(text, "kernel.mlir"), "to-strict{warn=false}")
+        interpreter.run(module, None, (1,), list(args))
+    else:
+        blkc.compile(text, target=target)[(1,)](*args)
 
 
 A = numpy.array([-7, 7, -7, 7, 5, -5, 0, -(2**31), -(2**31), 9], numpy.int32)
@@ -73,11 +87,99 @@ def test_shifts_out_of_range() -> None:
     numpy.testing.assert_array_equal(run_binary("shr", "i32", a, b), [0, -4, -1, 0, 0])
 
 
-def test_float_minimum_propagates_nan() -> None:
-    a = numpy.array([1.0, numpy.nan, -0.0, 3.0], numpy.float32)
-    b = numpy.array([numpy.nan, 2.0, 0.0, -1.0], numpy.float32)
-    out = run_binary("minimum", "f32", a, b)
-    numpy.testing.assert_array_equal(out, numpy.minimum(a, b))
+@pytest.mark.parametrize("target", TARGETS)
+def test_arithmetic_and_logical_right_shifts_follow_fill(target: str) -> None:
+    # fill = sign shifts an unsigned value's top bit in (Triton's int8 >> uint8), fill =
+    # zero shifts zeros into a signed one; by the width or more: all sign bits, or 0.
+    u = numpy.array([128, 200, 255, 64, 200, 200], numpy.uint8)
+    n = numpy.array([1, 2, 3, 1, 8, 9], numpy.uint8)
+    arithmetic = run_binary("shr", "ui8", u, n, "fill = sign ", target)
+    numpy.testing.assert_array_equal(arithmetic, [192, 242, 255, 32, 255, 255])
+    s = u.view(numpy.int8)
+    logical = run_binary("shr", "i8", s, n.view(numpy.int8), "fill = zero ", target)
+    numpy.testing.assert_array_equal(logical, [64, 50, 31, 32, 0, 0])
+
+
+NAN_A = numpy.array([1.0, numpy.nan, -0.0, 3.0, numpy.nan, -numpy.inf], numpy.float32)
+NAN_B = numpy.array([numpy.nan, 2.0, 0.0, -1.0, numpy.nan, numpy.nan], numpy.float32)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    ("op", "nan", "expected"),
+    [
+        # propagate: NaN wins (NumPy's minimum, IEEE 754-2019 minimum, LLVM's minimum)
+        ("minimum", "propagate", [numpy.nan, numpy.nan, -0.0, -1.0, numpy.nan, numpy.nan]),
+        ("maximum", "propagate", [numpy.nan, numpy.nan, 0.0, 3.0, numpy.nan, numpy.nan]),
+        # num: the other operand wins (C's fmin, LLVM's minnum, Triton's default)
+        ("minimum", "num", [1.0, 2.0, -0.0, -1.0, numpy.nan, -numpy.inf]),
+        ("maximum", "num", [1.0, 2.0, 0.0, 3.0, numpy.nan, -numpy.inf]),
+    ],
+)
+def test_float_minimum_and_maximum_follow_nan(
+    op: str, nan: str, expected: list[float], target: str
+) -> None:
+    out = run_binary(op, "f32", NAN_A, NAN_B, f"nan = {nan} ", target)
+    numpy.testing.assert_array_equal(out, numpy.array(expected, numpy.float32))
+
+
+REDUCTIONS = """
+module {{
+  func.func @k(%x: !blk.ptr<f32>, %rows: !blk.ptr<f32>, %index: !blk.ptr<i32>,
+               %all: !blk.ptr<f32>, %flat: !blk.ptr<i32>) attributes {{blk.kernel}} {{
+    %i = blk.arange 0, 32 : tensor<32xi32>
+    %px = blk.addptr %x, %i : !blk.ptr<f32>, tensor<32xi32> -> tensor<32x!blk.ptr<f32>>
+    %v = blk.load %px : tensor<32x!blk.ptr<f32>>
+    %m = blk.reshape %v : tensor<32xf32> -> tensor<4x8xf32>
+    %r = blk.reduce {kind}, %m axis = 1 nan = {nan} : tensor<4x8xf32> -> tensor<4xf32>
+    %a = blk.reduce arg{kind}, %m axis = 1 nan = {nan} : tensor<4x8xf32> -> tensor<4xi32>
+    %w = blk.reduce {kind}, %v nan = {nan} : tensor<32xf32> -> f32
+    %f = blk.reduce arg{kind}, %v nan = {nan} : tensor<32xf32> -> i32
+    %j = blk.arange 0, 4 : tensor<4xi32>
+    %pr = blk.addptr %rows, %j : !blk.ptr<f32>, tensor<4xi32> -> tensor<4x!blk.ptr<f32>>
+    %pi = blk.addptr %index, %j : !blk.ptr<i32>, tensor<4xi32> -> tensor<4x!blk.ptr<i32>>
+    blk.store %pr, %r : tensor<4x!blk.ptr<f32>>
+    blk.store %pi, %a : tensor<4x!blk.ptr<i32>>
+    blk.store %all, %w : !blk.ptr<f32>
+    blk.store %flat, %f : !blk.ptr<i32>
+    func.return
+  }}
+}}
+"""
+
+NAN_ROWS = numpy.array(
+    [
+        [numpy.nan, 3, -1, 7, numpy.nan, 7, 0, 2],  # NaN first, a tied extreme (3, 7, 7)
+        [numpy.nan] * 8,  # only NaN
+        [-numpy.inf, numpy.nan, -numpy.inf, 5, -2, numpy.nan, 9, -9],
+        [4, 1, 6, 1, 6, 0, 2, 3],  # no NaN
+    ],
+    numpy.float32,
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("kind", ["max", "min"])
+@pytest.mark.parametrize("nan", ["propagate", "num"])
+def test_float_reductions_follow_nan(kind: str, nan: str, target: str) -> None:
+    rows, index = numpy.zeros(4, numpy.float32), numpy.zeros(4, numpy.int32)
+    whole, flat = numpy.zeros(1, numpy.float32), numpy.zeros(1, numpy.int32)
+    text = REDUCTIONS.format(kind=kind, nan=nan)
+    run_on(target, text, NAN_ROWS.ravel(), rows, index, whole, flat)
+    if nan == "propagate":  # NaN is the extreme, as in NumPy: the first NaN's index
+        expected_rows = [numpy.nan, numpy.nan, numpy.nan, 6.0 if kind == "max" else 0.0]
+        expected_index = [0, 0, 1, 2 if kind == "max" else 5]
+        expected_whole, expected_flat = numpy.nan, 0
+    else:  # NaN is skipped, as in Triton: NaN (at index 0) only where every element is
+        expected_rows = [7.0, numpy.nan, 9.0, 6.0] if kind == "max" else [-1.0, numpy.nan]
+        expected_rows += [] if kind == "max" else [-numpy.inf, 0.0]
+        expected_index = [3, 0, 6, 2] if kind == "max" else [2, 0, 0, 5]
+        expected_whole = 9.0 if kind == "max" else -numpy.inf
+        expected_flat = 22 if kind == "max" else 16
+    numpy.testing.assert_array_equal(rows, numpy.array(expected_rows, numpy.float32))
+    numpy.testing.assert_array_equal(index, expected_index)
+    numpy.testing.assert_array_equal(whole, [expected_whole])
+    numpy.testing.assert_array_equal(flat, [expected_flat])
 
 
 @pytest.mark.parametrize("op", ["add", "mul", "sub", "truediv"])

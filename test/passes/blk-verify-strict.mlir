@@ -46,6 +46,24 @@ func.func @rounding_unset(%x: tensor<16xi32>) {
 
 // -----
 
+func.func @nan_unset(%x: tensor<16xf32>, %i: tensor<16xi32>) {
+  // Integers have no NaN: their maximum needs no nan.
+  %m = blk.maximum %i, %i : tensor<16xi32>
+  // expected-error @+1 {{is not strict: its nan (what a NaN operand gives) is not set (run promote-types)}}
+  %z = blk.minimum %x, %x : tensor<16xf32>
+  func.return
+}
+
+// -----
+
+func.func @reduction_nan_unset(%x: tensor<16xf32>) {
+  // expected-error @+1 {{is not strict: its nan (what a NaN operand gives) is not set (run promote-types)}}
+  %a = blk.reduce argmax, %x : tensor<16xf32> -> i32
+  func.return
+}
+
+// -----
+
 func.func @accumulator_unset(%x: tensor<16xf16>) {
   // expected-error @+1 {{is not strict: its acc_dtype is not set (run promote-types)}}
   %s = blk.reduce sum, %x : tensor<16xf16> -> f16

@@ -1,12 +1,22 @@
 // RUN: blk-opt --split-input-file %s -p to-strict,convert-blk-to-loops | filecheck %s
 
 // Softmax over one row: the load fuses with the maximum, the exponentials with their sum;
-// the division needs the whole sum, so it runs in a third loop.
+// the division needs the whole sum, so it runs in a third loop. The maximum skips NaN
+// (`nan = num`, Triton's): the fused loop propagates NaN, which LLVM vectorizes, and only
+// where it found NaN does a second loop compute the maximum again.
 // CHECK-LABEL: func.func @softmax_row
-// CHECK:         %[[MAX:.*]] = scf.for
+// CHECK:         %[[FAST:.*]] = scf.for
 // CHECK:           blk.load
-// CHECK:           blk.maximum
+// CHECK:           blk.maximum %{{.*}} nan = propagate
 // CHECK-NEXT:      scf.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[FOUND:.*]] = blk.cmp ne, %[[FAST]], %[[FAST]] : f32
+// CHECK-NEXT:    %[[MAX:.*]] = scf.if %[[FOUND]] -> (f32) {
+// CHECK-NEXT:      scf.for
+// CHECK-NOT:         blk.load
+// CHECK:             blk.maximum %{{.*}} nan = num
+// CHECK:         } else {
+// CHECK-NEXT:      scf.yield %[[FAST]] : f32
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %[[DEN:.*]] = scf.for
 // CHECK:           blk.sub %{{.*}}, %[[MAX]] : f32

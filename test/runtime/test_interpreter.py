@@ -249,9 +249,9 @@ func.func @arg(%x: !blk.ptr<f32>, %amax: !blk.ptr<i32>, %amin: !blk.ptr<i32>,
   %xp = blk.addptr %x, %i : !blk.ptr<f32>, tensor<32xi32> -> tensor<32x!blk.ptr<f32>>
   %v1 = blk.load %xp : tensor<32x!blk.ptr<f32>>
   %v = blk.reshape %v1 : tensor<32xf32> -> tensor<4x8xf32>
-  %mx = blk.reduce argmax, %v axis = 1 : tensor<4x8xf32> -> tensor<4xi32>
-  %mn = blk.reduce argmin, %v axis = 1 : tensor<4x8xf32> -> tensor<4xi32>
-  %all = blk.reduce argmax, %v : tensor<4x8xf32> -> i32
+  %mx = blk.reduce argmax, %v axis = 1 nan = NAN : tensor<4x8xf32> -> tensor<4xi32>
+  %mn = blk.reduce argmin, %v axis = 1 nan = NAN : tensor<4x8xf32> -> tensor<4xi32>
+  %all = blk.reduce argmax, %v nan = NAN : tensor<4x8xf32> -> i32
   %r = blk.arange 0, 4 : tensor<4xi32>
   %p0 = blk.addptr %amax, %r : !blk.ptr<i32>, tensor<4xi32> -> tensor<4x!blk.ptr<i32>>
   %p1 = blk.addptr %amin, %r : !blk.ptr<i32>, tensor<4xi32> -> tensor<4x!blk.ptr<i32>>
@@ -262,22 +262,44 @@ func.func @arg(%x: !blk.ptr<f32>, %amax: !blk.ptr<i32>, %amin: !blk.ptr<i32>,
 }
 """
 
+TIES_AND_NAN = np.array(
+    [
+        [1, 5, 5, 0, 0, 5, 2, 0],  # ties for max (1, 2, 5) and min (3, 4, 7)
+        [7, 7, 7, 7, 7, 7, 7, 7],  # all equal: index 0
+        [0, 2, np.nan, 9, np.nan, -1, -1, 3],
+        [-3, 4, 4, -3, 9, 9, 1, 1],
+    ],
+    np.float32,
+)
 
-def test_argmax_and_argmin_give_the_first_of_tied_extremes(run_blk: RunKernel) -> None:
-    x = np.array(
-        [
-            [1, 5, 5, 0, 0, 5, 2, 0],  # ties for max (1, 2, 5) and min (3, 4, 7)
-            [7, 7, 7, 7, 7, 7, 7, 7],  # all equal: index 0
-            [0, 2, np.nan, 9, np.nan, -1, -1, 3],  # NaN counts as the extreme
-            [-3, 4, 4, -3, 9, 9, 1, 1],
-        ],
-        np.float32,
-    )
+
+@pytest.mark.parametrize(
+    ("nan", "expected_max", "expected_min", "expected_flat"),
+    [
+        # NaN counts as the extreme (NumPy's argmax); the first NaN, row-major, overall
+        ("propagate", [1, 0, 2, 4], [3, 0, 2, 0], 18),
+        # NaN is skipped (Triton's); the first 9, row 2 column 3, overall
+        ("num", [1, 0, 3, 4], [3, 0, 5, 0], 19),
+    ],
+)
+def test_argmax_and_argmin_give_the_first_of_tied_extremes(
+    run_blk: RunKernel,
+    nan: str,
+    expected_max: list[int],
+    expected_min: list[int],
+    expected_flat: int,
+) -> None:
     amax, amin, flat = np.zeros(4, np.int32), np.zeros(4, np.int32), np.zeros(1, np.int32)
-    run_blk(ARG_REDUCTIONS, (1,), x, amax, amin, flat)
-    assert amax.tolist() == [1, 0, 2, 4] == np.argmax(x, axis=1).tolist()
-    assert amin.tolist() == [3, 0, 2, 0] == np.argmin(x, axis=1).tolist()
-    assert flat.tolist() == [18]  # the first NaN, as a row-major index of the block
+    run_blk(ARG_REDUCTIONS.replace("NAN", nan), (1,), TIES_AND_NAN, amax, amin, flat)
+    assert amax.tolist() == expected_max
+    assert amin.tolist() == expected_min
+    assert flat.tolist() == [expected_flat]
+    if nan == "propagate":
+        assert expected_max == np.argmax(TIES_AND_NAN, axis=1).tolist()
+        assert expected_min == np.argmin(TIES_AND_NAN, axis=1).tolist()
+    else:
+        assert expected_max == np.nanargmax(TIES_AND_NAN, axis=1).tolist()
+        assert expected_min == np.nanargmin(TIES_AND_NAN, axis=1).tolist()
 
 
 DOT = """

@@ -191,6 +191,22 @@ func.func @bad_predicate(%x: tensor<16xf32>) {
 
 // -----
 
+func.func @bad_nan(%x: tensor<16xf32>) {
+  // expected-error @+1 {{'ignore' is not a valid nan for blk.maximum; expected one of: num, propagate}}
+  %y = blk.maximum %x, %x nan = ignore : tensor<16xf32>
+  func.return
+}
+
+// -----
+
+func.func @bad_fill(%x: tensor<16xi32>) {
+  // expected-error @+1 {{'ones' is not a valid fill for blk.shr; expected one of: sign, zero}}
+  %y = blk.shr %x, %x fill = ones : tensor<16xi32>
+  func.return
+}
+
+// -----
+
 func.func @program_id_axis() {
   // expected-error @+1 {{axis 3 is out of range: the launch grid has axes 0, 1 and 2}}
   %p = blk.program_id 3 : i32

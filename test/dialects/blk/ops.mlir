@@ -82,8 +82,12 @@ func.func @shapes(%f: f32, %x: tensor<16x8xf32>, %i: tensor<16xi32>) {
 // CHECK-NEXT: %[[XOR:.*]] = blk.xor %[[I]], %[[J]] : tensor<16xi32>
 // CHECK-NEXT: %[[SHL:.*]] = blk.shl %[[I]], %[[J]] : tensor<16xi32>
 // CHECK-NEXT: %[[SHR:.*]] = blk.shr %[[U]], %[[U]] : tensor<16xui8>
+// CHECK-NEXT: %[[ASHR:.*]] = blk.shr %[[U]], %[[U]] fill = sign : tensor<16xui8>
+// CHECK-NEXT: %[[LSHR:.*]] = blk.shr %[[I]], %[[J]] fill = zero : tensor<16xi32>
 // CHECK-NEXT: %[[MIN:.*]] = blk.minimum %[[X]], %[[Y]] : tensor<16xf32>
 // CHECK-NEXT: %[[MAX:.*]] = blk.maximum %[[I]], %[[J]] : tensor<16xi32>
+// CHECK-NEXT: %[[MINNUM:.*]] = blk.minimum %[[X]], %[[Y]] nan = num : tensor<16xf32>
+// CHECK-NEXT: %[[MAXIMUM:.*]] = blk.maximum %[[X]], %[[Y]] nan = propagate : tensor<16xf32>
 // CHECK-NEXT: %[[LT:.*]] = blk.cmp lt, %[[I]], %[[J]] : tensor<16xi32>
 // CHECK-NEXT: %[[EQ:.*]] = blk.cmp eq, %[[X]], %[[Y]] : tensor<16xf32>
 // CHECK-NEXT: %[[NE:.*]] = blk.cmp ne, %[[U]], %[[U]] : tensor<16xui8>
@@ -105,8 +109,12 @@ func.func @strict_elementwise(%x: tensor<16xf32>, %y: tensor<16xf32>, %i: tensor
   %xor = blk.xor %i, %j : tensor<16xi32>
   %shl = blk.shl %i, %j : tensor<16xi32>
   %shr = blk.shr %u, %u : tensor<16xui8>
+  %ashr = blk.shr %u, %u fill = sign : tensor<16xui8>
+  %lshr = blk.shr %i, %j fill = zero : tensor<16xi32>
   %min = blk.minimum %x, %y : tensor<16xf32>
   %max = blk.maximum %i, %j : tensor<16xi32>
+  %minnum = blk.minimum %x, %y nan = num : tensor<16xf32>
+  %maximum = blk.maximum %x, %y nan = propagate : tensor<16xf32>
   %lt = blk.cmp lt, %i, %j : tensor<16xi32>
   %eq = blk.cmp eq, %x, %y : tensor<16xf32>
   %ne = blk.cmp ne, %u, %u : tensor<16xui8>
@@ -215,9 +223,12 @@ func.func @memory(%xp: !blk.ptr<f32>, %ip: !blk.ptr<i32>, %n: i32, %offs: tensor
 // CHECK-NEXT: %[[ALL:.*]] = blk.reduce sum, %[[V]] acc_dtype = i32 : tensor<16xi8> -> i32
 // CHECK-NEXT: %[[MX:.*]] = blk.reduce max, %[[X]] axis = 0 : tensor<16x8xf16> -> tensor<8xf16>
 // CHECK-NEXT: %[[AM:.*]] = blk.reduce argmax, %[[V]] : tensor<16xi8> -> i32
+// CHECK-NEXT: %[[AN:.*]] = blk.reduce argmin, %[[X]] axis = 1 nan = num : tensor<16x8xf16> -> tensor<16xi32>
+// CHECK-NEXT: %[[MN:.*]] = blk.reduce min, %[[X]] acc_dtype = f32 nan = propagate : tensor<16x8xf16> -> f32
 // CHECK-NEXT: %[[XO:.*]] = blk.reduce xor, %[[V]] : tensor<16xi8> -> i8
 // CHECK-NEXT: %[[CS:.*]] = blk.scan sum, %[[V]] axis = 0 : tensor<16xi8>
 // CHECK-NEXT: %[[CP:.*]] = blk.scan prod, %[[X]] axis = 1 acc_dtype = f32 : tensor<16x8xf16>
+// CHECK-NEXT: %[[CM:.*]] = blk.scan max, %[[X]] axis = 0 nan = num : tensor<16x8xf16>
 // CHECK-NEXT: %[[D:.*]] = blk.dot %[[A]], %[[B]] acc_dtype = f32 : tensor<16x8xf16>, tensor<8x32xf16> -> tensor<16x32xf32>
 // CHECK-NEXT: %[[E:.*]] = blk.dot %[[A]], %[[B]] acc %[[ACC]] acc_dtype = f32 : tensor<16x8xf16>, tensor<8x32xf16>, tensor<16x32xf32> -> tensor<16x32xf32>
 func.func @reductions(%x: tensor<16x8xf16>, %v: tensor<16xi8>, %a: tensor<16x8xf16>, %b: tensor<8x32xf16>, %acc: tensor<16x32xf32>) {
@@ -225,9 +236,12 @@ func.func @reductions(%x: tensor<16x8xf16>, %v: tensor<16xi8>, %a: tensor<16x8xf
   %all = blk.reduce sum, %v acc_dtype = i32 : tensor<16xi8> -> i32
   %mx = blk.reduce max, %x axis = 0 : tensor<16x8xf16> -> tensor<8xf16>
   %am = blk.reduce argmax, %v : tensor<16xi8> -> i32
+  %an = blk.reduce argmin, %x axis = 1 nan = num : tensor<16x8xf16> -> tensor<16xi32>
+  %mn = blk.reduce min, %x acc_dtype = f32 nan = propagate : tensor<16x8xf16> -> f32
   %xo = blk.reduce xor, %v : tensor<16xi8> -> i8
   %cs = blk.scan sum, %v axis = 0 : tensor<16xi8>
   %cp = blk.scan prod, %x axis = 1 acc_dtype = f32 : tensor<16x8xf16>
+  %cm = blk.scan max, %x axis = 0 nan = num : tensor<16x8xf16>
   %d = blk.dot %a, %b acc_dtype = f32 : tensor<16x8xf16>, tensor<8x32xf16> -> tensor<16x32xf32>
   %e = blk.dot %a, %b acc %acc acc_dtype = f32 : tensor<16x8xf16>, tensor<8x32xf16>, tensor<16x32xf32> -> tensor<16x32xf32>
   func.return
