@@ -306,6 +306,12 @@ class IRBuilder:
         """``lhs <name> rhs`` for a name of `BINARY_OPS`."""
         return self.elementwise(BINARY_OPS[name], [lhs, rhs])
 
+    def extremum(self, name: str, lhs: SSAValue, rhs: SSAValue, nan: str | None = None) -> SSAValue:
+        """``minimum`` or ``maximum`` (`name`) of `lhs` and `rhs`. On floats, `nan` says what
+        a NaN operand gives: ``num`` the other operand, ``propagate`` NaN; None leaves it to
+        the policy (`promote-types` sets it)."""
+        return self.elementwise(BINARY_OPS[name], [lhs, rhs], _nan_property(nan))
+
     def unary(self, name: str, operand: SSAValue) -> SSAValue:
         """``<name>(operand)`` for a name of `UNARY_OPS`."""
         return self.elementwise(UNARY_OPS[name], [operand])
@@ -369,11 +375,20 @@ class IRBuilder:
         return self._value(blk.BitcastOp(value, with_element(value.type, dtype.xdsl)))
 
     def expand_dims(self, value: SSAValue, axis: int) -> SSAValue:
+        """`value` with a dimension of size 1 inserted at `axis`, an axis of the result."""
         value = self.typed(value)
-        rank = len(shape_of(value.type))
-        if not -rank - 1 <= axis <= rank:
-            raise self.error(f"axis {axis} is out of range for a block of rank {rank}")
-        return self._value(blk.ExpandDimsOp(value, axis % (rank + 1)))
+        axis = self.normalize_axis(axis, len(shape_of(value.type)) + 1, "expand_dims's result")
+        return self._value(blk.ExpandDimsOp(value, axis))
+
+    def normalize_axis(self, axis: int, rank: int, what: str) -> int:
+        """`axis` of `what`, of rank `rank`, in ``[0, rank)`` (a negative axis counts from
+        the end); out of range, a located error naming the axis, `what` and the rank."""
+        if not -rank <= axis < rank:
+            raise self.error(
+                f"axis {axis} is out of range for {what}, of rank {rank} "
+                f"(expected {-rank} <= axis < {rank})"
+            )
+        return axis % rank
 
     def broadcast_to(self, value: SSAValue, shape: Sequence[int]) -> SSAValue:
         """`value` broadcast to `shape` (NumPy's rules: leading dimensions are added)."""
@@ -535,16 +550,21 @@ class IRBuilder:
             raise self.error(f"{what} takes a block, got {value.type}")
         return value, dtype
 
-    def reduce(self, kind: str, value: SSAValue, axis: int | None = None) -> SSAValue:
+    def reduce(
+        self, kind: str, value: SSAValue, axis: int | None = None, nan: str | None = None
+    ) -> SSAValue:
         """Reduce `value` along `axis` (all axes when None) with `kind` (sum, prod, max,
-        min, argmax, argmin, and, or, xor)."""
+        min, argmax, argmin, and, or, xor). For float max, min, argmax and argmin, `nan`
+        says whether NaN is the extreme (``propagate``) or skipped (``num``); None leaves it
+        to the policy."""
         value, source = self._block_operand(value, f"the {kind} reduction")
         shape = list(shape_of(value.type))
-        properties: dict[str, Attribute] = {"kind": blk.ReduceKindAttr(blk.ReduceKind(kind))}
+        properties: dict[str, Attribute] = {
+            "kind": blk.ReduceKindAttr(blk.ReduceKind(kind)),
+            **_nan_property(nan),
+        }
         if axis is not None:
-            if not -len(shape) <= axis < len(shape):
-                raise self.error(f"axis {axis} is out of range for {value.type}")
-            axis %= len(shape)
+            axis = self.normalize_axis(axis, len(shape), str(value.type))
             properties["axis"] = IntegerAttr(axis, i32)
             out = shape[:axis] + shape[axis + 1 :]
         else:
@@ -557,13 +577,11 @@ class IRBuilder:
     def scan(self, kind: str, value: SSAValue, axis: int = 0) -> SSAValue:
         """Inclusive prefix `kind` (sum, prod, max, min) along `axis`."""
         value, source = self._block_operand(value, f"the {kind} scan")
-        rank = len(shape_of(value.type))
-        if not -rank <= axis < rank:
-            raise self.error(f"axis {axis} is out of range for {value.type}")
+        axis = self.normalize_axis(axis, len(shape_of(value.type)), str(value.type))
         result = with_element(value.type, self._accumulated(kind, source, True).xdsl)
         properties = {
             "kind": blk.ReduceKindAttr(blk.ReduceKind(kind)),
-            "axis": IntegerAttr(axis % rank, i32),
+            "axis": IntegerAttr(axis, i32),
         }
         return self._value(
             blk.ScanOp.build(operands=[value], result_types=[result], properties=properties)
@@ -805,6 +823,10 @@ class IRBuilder:
         op = scf.IfOp(test, types, [then_block], [else_block])
         self.add(op)
         return dict(zip(names, op.results, strict=True))
+
+
+def _nan_property(nan: str | None) -> dict[str, Attribute]:
+    return {} if nan is None else {"nan": blk.NanAttr(blk.Nan(nan))}
 
 
 def _name(names: Sequence[str], index: int) -> str:

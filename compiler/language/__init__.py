@@ -16,6 +16,7 @@ and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
 
 from blkc.language import math
 from blkc.language.core import (
+    PropagateNan,
     abs,
     arange,
     argmax,
@@ -104,16 +105,16 @@ from blkc.language.core import (
 )
 
 __all__ = [
-    "abs", "arange", "argmax", "argmin", "assume", "atomic_add", "atomic_and", "atomic_cas",
-    "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor", "bfloat16",
-    "broadcast", "broadcast_to", "cast", "cdiv", "ceil", "clamp", "constexpr", "cos",
-    "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print", "dot", "dtype",
-    "erf", "exp", "exp2", "expand_dims", "fdiv", "float16", "float32", "float64",
-    "float8e4nv", "float8e5", "floor", "fma", "full", "int1", "int8", "int16", "int32",
-    "int64", "load", "log", "log2", "math", "max", "max_constancy", "max_contiguous",
-    "maximum", "min", "minimum", "multiple_of", "num_programs", "permute", "pointer_type",
-    "program_id", "range", "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sqrt",
-    "sqrt_rn", "static_assert", "static_print", "static_range", "store", "sum", "tensor",
-    "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum", "zeros",
-    "zeros_like",
+    "PropagateNan", "abs", "arange", "argmax", "argmin", "assume", "atomic_add",
+    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
+    "atomic_xor", "bfloat16", "broadcast", "broadcast_to", "cast", "cdiv", "ceil", "clamp",
+    "constexpr", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert",
+    "device_print", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "float16",
+    "float32", "float64", "float8e4nv", "float8e5", "floor", "fma", "full", "int1", "int8",
+    "int16", "int32", "int64", "load", "log", "log2", "math", "max", "max_constancy",
+    "max_contiguous", "maximum", "min", "minimum", "multiple_of", "num_programs", "permute",
+    "pointer_type", "program_id", "range", "reshape", "rsqrt", "sigmoid", "sin", "softmax",
+    "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store", "sum",
+    "tensor", "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum",
+    "zeros", "zeros_like",
 ]  # fmt: skip

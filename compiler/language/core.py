@@ -10,6 +10,7 @@ says so.
 from __future__ import annotations
 
 import builtins as _py
+import enum
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -191,6 +192,25 @@ class tensor:  # noqa: N801 - Triton's name
         )
 
 
+class PropagateNan(enum.Enum):
+    """What `maximum`, `minimum` and `clamp` give where an operand is NaN: ``NONE`` the
+    other operand (Triton's default), ``ALL`` NaN. Left out, the policy decides: ``NONE``
+    under Triton's, ``ALL`` under NumPy's (docs/semantics.md)."""
+
+    NONE = "num"
+    ALL = "propagate"
+
+
+def _propagate_nan(sem: CodeGenerator, value: Any) -> str | None:
+    """`propagate_nan` as the `nan` of a blk minimum or maximum; None when left out."""
+    value = sem.constant(value, "propagate_nan")
+    if value is None or isinstance(value, PropagateNan):
+        return None if value is None else value.value
+    raise sem.error(
+        f"propagate_nan must be tl.PropagateNan.NONE or tl.PropagateNan.ALL, got {value!r}"
+    )
+
+
 def _dtype_of(value: Any, what: str) -> dtype:
     if isinstance(value, constexpr):
         value = value.value
@@ -236,6 +256,13 @@ def _axis(sem: CodeGenerator, axis: Any) -> int | None:
     if axis is not None and (not isinstance(axis, int) or isinstance(axis, bool)):
         raise sem.error(f"an axis must be an integer, got {axis!r}")
     return axis
+
+
+def _int_axis(sem: CodeGenerator, axis: Any) -> int:
+    found = _axis(sem, axis)
+    if found is None:
+        raise sem.error("an axis must be an integer, got None")
+    return found
 
 
 @builtin
@@ -395,14 +422,15 @@ def dot(
     _semantic: CodeGenerator,
 ) -> tensor:
     """The matrix product ``input @ other (+ acc)``, accumulated in `out_dtype` (float32 by
-    default; int32 for integer inputs)."""
+    default). Integer inputs accumulate in int32 and give int32 whatever `out_dtype`
+    says, as in Triton."""
     s = _semantic
     a, b = s.value(input, "dot's input"), s.value(other, "dot's other")
     acc_value = None if s.is_none(acc) else s.value(acc, "dot's acc")
     out = _dtype_of(s.constant(out_dtype, "dot's out_dtype"), "dot's out_dtype")
     if acc_value is None:
         kinds = {s.dtype_of(a).kind, s.dtype_of(b).kind}
-        if out == float32 and kinds <= {_dtypes.Kind.INT, _dtypes.Kind.BOOL}:
+        if kinds <= {_dtypes.Kind.INT, _dtypes.Kind.BOOL}:
             out = int32
         return s.wrap(s.ir.dot(a, b, None, out.blkc_dtype))
     return s.wrap(s.ir.dot(a, b, acc_value))
@@ -567,18 +595,23 @@ def softmax(
     raise s.error("softmax(keep_dims=True) is not supported: the result keeps x's shape")
 
 
-def _binary(name: str, doc: str) -> Callable[..., tensor]:
-    def binary(x: Any, y: Any, propagate_nan: Any = None, *, _semantic: CodeGenerator) -> tensor:
+def _extremum(name: str, doc: str) -> Callable[..., tensor]:
+    def extremum(x: Any, y: Any, propagate_nan: Any = None, *, _semantic: CodeGenerator) -> tensor:
         s = _semantic
-        return s.wrap(s.ir.binary(name, s.value(x, "x"), s.value(y, "y")))
+        nan = _propagate_nan(s, propagate_nan)
+        return s.wrap(s.ir.extremum(name, s.value(x, "x"), s.value(y, "y"), nan))
 
-    binary.__name__ = binary.__qualname__ = name
-    binary.__doc__ = doc
-    return builtin(binary)
+    extremum.__name__ = extremum.__qualname__ = name
+    extremum.__doc__ = doc
+    return builtin(extremum)
 
 
-maximum = _binary("maximum", "Elementwise maximum.")
-minimum = _binary("minimum", "Elementwise minimum.")
+maximum = _extremum(
+    "maximum", "Elementwise maximum; `propagate_nan` (`PropagateNan`) says what NaN gives."
+)
+minimum = _extremum(
+    "minimum", "Elementwise minimum; `propagate_nan` (`PropagateNan`) says what NaN gives."
+)
 
 
 @builtin
@@ -592,10 +625,12 @@ def fdiv(x: Any, y: Any, ieee_rounding: Any = False, *, _semantic: CodeGenerator
 def clamp(
     x: Any, min: Any, max: Any, propagate_nan: Any = None, *, _semantic: CodeGenerator
 ) -> tensor:  # noqa: A002
-    """`x` limited to ``[min, max]``."""
+    """`x` limited to ``[min, max]``: ``minimum(maximum(x, min), max)``, so a NaN `x` gives
+    `min` (``PropagateNan.NONE``) or NaN (``ALL``)."""
     s, ir = _semantic, _semantic.ir
-    low = ir.binary("maximum", s.value(x, "x"), s.value(min, "min"))
-    return s.wrap(ir.binary("minimum", low, s.value(max, "max")))
+    nan = _propagate_nan(s, propagate_nan)
+    low = ir.extremum("maximum", s.value(x, "x"), s.value(min, "min"), nan)
+    return s.wrap(ir.extremum("minimum", low, s.value(max, "max"), nan))
 
 
 @builtin
@@ -709,13 +744,21 @@ view = reshape
 
 @builtin
 def expand_dims(input: Any, axis: Any, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
-    """`input` with a dimension of size 1 inserted at `axis` (or at each of several)."""
+    """`input` with a dimension of size 1 inserted at `axis` (or at each of several), an
+    axis of the result (negative axes count from its end)."""
     s = _semantic
-    axes = s.constant(axis, "expand_dims's axis")
+    given = s.constant(axis, "expand_dims's axis")
     v = s.value(input, "input")
-    axes = [axes] if isinstance(axes, int) else list(axes)
+    axes = list(given) if isinstance(given, list | tuple) else [given]
     rank = len(s.shape_of(v)) + len(axes)
-    for a in sorted(a % rank for a in axes):
+    normalized = [s.ir.normalize_axis(_int_axis(s, a), rank, "expand_dims's result") for a in axes]
+    repeated = next((a for i, a in enumerate(normalized) if a in normalized[:i]), None)
+    if repeated is not None:
+        raise s.error(
+            f"expand_dims's axes {axes} name axis {repeated} of its result, of rank {rank}, "
+            "more than once"
+        )
+    for a in sorted(normalized):
         v = s.ir.expand_dims(v, a)
     return s.wrap(v)
 
@@ -745,6 +788,8 @@ def trans(input: Any, *dims: Any, _semantic: CodeGenerator) -> tensor:  # noqa: 
     s = _semantic
     v = s.value(input, "input")
     order = s.constant(dims[0] if len(dims) == 1 else list(dims), "the dimensions")
+    if isinstance(order, int):
+        order = [order]
     order = list(order) if order else list(reversed(_py.range(len(s.shape_of(v)))))
     return s.wrap(s.ir.permute(v, order))
 

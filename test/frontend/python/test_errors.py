@@ -156,6 +156,36 @@ def returns_value(x_ptr):
     return tl.load(x_ptr)
 
 
+@blkc.jit
+def bad_axis(x_ptr, CASE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :])
+    if CASE == "expand_dims 3":
+        y = tl.expand_dims(x, 3)  # expand_dims 3
+    elif CASE == "expand_dims -4":
+        y = tl.expand_dims(x, -4)  # expand_dims -4
+    elif CASE == "expand_dims twice":
+        y = tl.expand_dims(x, (1, -3))  # expand_dims twice
+    elif CASE == "expand_dims float":
+        y = tl.expand_dims(x, 1.5)  # expand_dims float
+    elif CASE == "sum":
+        y = tl.sum(x, axis=5)  # sum
+    elif CASE == "max":
+        y = x.max(axis=-3)  # max
+    elif CASE == "argmin":
+        y = tl.argmin(x, axis=2)  # argmin
+    elif CASE == "cumsum":
+        y = tl.cumsum(x, axis=2)  # cumsum
+    elif CASE == "softmax":
+        y = tl.softmax(x, dim=2)  # softmax
+    elif CASE == "permute":
+        y = tl.permute(x, (0, 2))  # permute
+    elif CASE == "trans":
+        y = tl.trans(x, 1, 1)  # trans
+    elif CASE == "propagate_nan":
+        y = tl.maximum(x, x, propagate_nan=True)  # propagate_nan
+    tl.store(x_ptr, tl.sum(tl.reshape(y, [y.numel]), axis=0))
+
+
 @pytest.mark.parametrize(
     ("kernel", "args", "meta", "marker", "text"),
     [
@@ -191,6 +221,30 @@ def test_unsupported_and_invalid_code_is_located(
     kernel: blkc.JITFunction, args: tuple, meta: dict, marker: str, text: str
 ) -> None:
     assert_located(compile_error(kernel, *args, **meta), marker, text)
+
+
+@pytest.mark.parametrize(
+    ("case", "text"),
+    [
+        ("expand_dims 3", "axis 3 is out of range for expand_dims's result, of rank 3 "
+         "(expected -3 <= axis < 3)"),
+        ("expand_dims -4", "axis -4 is out of range for expand_dims's result, of rank 3"),
+        ("expand_dims twice", "expand_dims's axes [1, -3] name axis 1 of its result, of rank "
+         "4, more than once"),
+        ("expand_dims float", "an axis must be an integer, got 1.5"),
+        ("sum", "axis 5 is out of range for tensor<4x4xf32>, of rank 2 (expected -2 <= axis < 2)"),
+        ("max", "axis -3 is out of range for tensor<4x4xf32>, of rank 2"),
+        ("argmin", "axis 2 is out of range for tensor<4x4xf32>, of rank 2"),
+        ("cumsum", "axis 2 is out of range for tensor<4x4xf32>, of rank 2"),
+        ("softmax", "axis 2 is out of range for tensor<4x4xf32>, of rank 2"),
+        ("permute", "[0, 2] is not a permutation of the 2 dimensions of tensor<4x4xf32>"),
+        ("trans", "[1, 1] is not a permutation of the 2 dimensions of tensor<4x4xf32>"),
+        ("propagate_nan", "propagate_nan must be tl.PropagateNan.NONE or "
+         "tl.PropagateNan.ALL, got True"),
+    ],
+)  # fmt: skip
+def test_bad_axes_name_the_axis_and_the_rank(case: str, text: str) -> None:
+    assert_located(compile_error(bad_axis, X, CASE=case), case, text)
 
 
 def test_kernel_returning_a_value() -> None:

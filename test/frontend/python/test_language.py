@@ -434,3 +434,26 @@ def test_small_float_dtypes() -> None:
     numpy.testing.assert_array_equal(e4, x.astype(ml_dtypes.float8_e4m3fn))
     numpy.testing.assert_array_equal(e5, x.astype(ml_dtypes.float8_e5m2))
     numpy.testing.assert_array_equal(bf, x.astype(ml_dtypes.bfloat16) * 2)
+
+
+@blkc.jit
+def expanded_shapes(x_ptr, AXES: tl.constexpr, SHAPE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :])
+    y = tl.expand_dims(x, AXES)
+    tl.static_assert(y.shape == SHAPE, "expand_dims's shape")
+    tl.store(x_ptr + tl.arange(0, 4)[:, None] * 8 + tl.arange(0, 8)[None, :], tl.reshape(y, [4, 8]))
+
+
+@pytest.mark.parametrize(
+    ("axes", "shape"),
+    [
+        (-1, (4, 8, 1)),  # axes of the result: -1 is its last
+        (-3, (1, 4, 8)),
+        ((0, -1), (1, 4, 8, 1)),
+        ((-2, 0), (1, 4, 1, 8)),
+        ((1, 2), (4, 1, 1, 8)),
+    ],
+)
+def test_expand_dims_takes_negative_axes_of_the_result(axes: object, shape: tuple) -> None:
+    x = floats(32)
+    expanded_shapes[(1,)](x.copy(), AXES=axes, SHAPE=shape)
