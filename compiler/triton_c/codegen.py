@@ -62,6 +62,9 @@ ARITHMETIC = {"+": "add", "-": "sub", "*": "mul", "&": "and", "|": "or", "^": "x
               "<<": "shl", ">>": "shr"}
 COMPARISONS = {"<": "lt", ">": "gt", "<=": "le", ">=": "ge", "==": "eq", "!=": "ne"}
 REDUCTIONS = {"+": "sum", "max": "max", "min": "min"}
+C_NAN = "num"
+"""``min``, ``max`` and ``x[max]``, ``x[min]`` skip NaN as C's ``fmin``/``fmax`` do, under
+every policy (the IR says ``nan = num``)."""
 MATH_FUNCTIONS = ("exp", "log", "sqrt", "exp2", "log2", "sin", "cos", "tanh", "rsqrt",
                   "floor", "ceil", "erf")
 """Float functions, also under C's float names (`expf`, `sqrtf`, ...)."""
@@ -534,7 +537,8 @@ class _Generator:
             if len(items) > len(shape):
                 raise error(expr.token, f"{len(items)} subscripts for a block of rank "
                             f"{len(shape)} ({self.describe(base)})")
-            return self.b.reduce(REDUCTIONS[items[axes[0]]], base, axes[0])
+            kind = REDUCTIONS[items[axes[0]]]
+            return self.b.reduce(kind, base, axes[0], None if kind == "sum" else C_NAN)
         kept = items.count(":")
         if kept > len(shape):
             raise error(expr.token, f"{kept} ':' for a block of rank {len(shape)} "
@@ -565,7 +569,7 @@ class _Generator:
         if name in ("min", "max"):
             lhs, rhs = (self.expr(a) for a in self.arguments(expr, 2))
             self.at(token)
-            return self.b.binary("minimum" if name == "min" else "maximum", lhs, rhs)
+            return self.b.extremum("minimum" if name == "min" else "maximum", lhs, rhs, C_NAN)
         if name == "select":
             cond, a, b = (self.expr(a) for a in self.arguments(expr, 3))
             self.at(token)

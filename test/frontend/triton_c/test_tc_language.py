@@ -287,6 +287,32 @@ def test_c_integer_division_and_remainder_truncate() -> None:
     assert (q[16], r[16]) == (-3, -1)
 
 
+@pytest.mark.parametrize("policy", ["triton", "numpy"])
+def test_min_max_and_their_reductions_skip_nan_as_fmin_and_fmax(policy: str) -> None:
+    # C's fmin/fmax, under every policy: NaN only where every operand is NaN.
+    k = tc.compile(
+        """
+    __global__ void extrema(float *X, float *Y, float *Lo, float *Hi, float *R) {
+      int i[4] = 0 ... 4;
+      float x[4] = *(X + i);
+      float y[4] = *(Y + i);
+      *(Lo + i) = min(x, y);
+      *(Hi + i) = max(x, y);
+      *R = x[max];
+      *(R + 1) = x[min];
+    }""",
+        policy=policy,
+    )["extrema"]
+    nan = numpy.nan
+    x = numpy.array([nan, 1, nan, -2], numpy.float32)
+    y = numpy.array([3, nan, nan, 5], numpy.float32)
+    lo, hi, r = (numpy.zeros(n, numpy.float32) for n in (4, 4, 2))
+    k[(1,)](x, y, lo, hi, r)
+    numpy.testing.assert_array_equal(lo, [3, 1, nan, -2])
+    numpy.testing.assert_array_equal(hi, [3, 1, nan, 5])
+    numpy.testing.assert_array_equal(r, [1, -2])
+
+
 def test_assignment_converts_to_the_declared_type() -> None:
     k = kernel("""
     __global__ void convert(float *X, int *I, unsigned char *U, half *H) {
