@@ -5,7 +5,10 @@
 
 The pipeline: `to-strict{policy=P}`, `convert-blk-to-loops`, `lower-int-semantics`,
 `emulate-small-floats`, then LLVM IR, llvmlite's O3 with vectorization and MCJIT. Compiled
-kernels are cached in memory by (IR, policy, options).
+kernels are cached in memory by (IR, policy, options). Each launch checks whether its
+arrays share bytes and picks one of two variants: for arrays that do not, the loops
+lowered with `disjoint-args` and pointers marked `noalias`; for arrays that do, neither
+(lowered again only where the option made a difference).
 """
 
 from __future__ import annotations
@@ -14,19 +17,20 @@ import ctypes
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Attribute
 from xdsl.parser import Parser
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import ParseError
 
 from blkc.diagnostics import error_at
 from blkc.dialects.blk import DIVISIBILITY_ATTR, KERNEL_ATTR
 from blkc.passes.promotion import default_policy
-from blkc.pipeline import make_context, parse, run_pipeline
+from blkc.pipeline import apply_passes, build_passes, make_context, parse, run_pipeline
 from blkc.runtime import cache, launch
 from blkc.runtime.jit import CompiledModule, compile_ir
 from blkc.runtime.llvm_codegen import abi_type, emit_module
@@ -52,6 +56,35 @@ def lower(module: ModuleOp, policy: str | None, lowering: str) -> tuple[str, str
     strict = str(module)
     run_pipeline(module, lowering)
     return strict, str(module)
+
+
+def lower_variants(
+    module: ModuleOp, policy: str | None, lowering: str
+) -> tuple[str, dict[bool, ModuleOp]]:
+    """Run `to-strict` on `module`, then the passes `lowering` names, with the loop
+    lowerings told that distinct pointer arguments do not overlap (`disjoint-args`): the
+    loop IR for launches whose arrays do not (`noalias`, True). Where that assumption
+    changed the lowering, lower a copy of the strict IR again without it, for launches
+    whose arrays do (False); else both share `module`. Returns the strict IR text too."""
+    from blkc.passes.convert_blk_to_loops import relies_on_disjoint_args
+
+    run_pipeline(module, to_strict_spec(policy))
+    strict = str(module)
+    passes = build_passes(lowering)
+    assuming = tuple(_assuming_disjoint_args(p) for p in passes)
+    aliased = module.clone() if assuming != passes else None
+    ctx = make_context()
+    apply_passes(ctx, module, assuming)
+    if aliased is None or not relies_on_disjoint_args(module):
+        return strict, {True: module, False: module}
+    apply_passes(ctx, aliased, passes)
+    return strict, {True: module, False: aliased}
+
+
+def _assuming_disjoint_args(module_pass: ModulePass) -> ModulePass:
+    if any(f.name == "disjoint_args" for f in fields(module_pass)):
+        return replace(module_pass, disjoint_args=True)
+    return module_pass
 
 
 @dataclass
@@ -89,7 +122,8 @@ class Kernel:
     accesses: list[str]
     """The source location of each memory access the kernel checks."""
     llvm_variants: dict[bool, str]
-    """The LLVM IR with pointer arguments marked noalias (True) or not (False)."""
+    """The LLVM IR for launches whose arrays do not overlap (True: lowered with
+    `disjoint-args`, pointer arguments marked noalias) and for those whose arrays do."""
     stages: dict[str, str]
     opt: int = 3
     cache_key: str | None = None
@@ -309,10 +343,11 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
     params = _params(module, name)  # with signedness, which lowering removes
     divisibility = _divisibility(module, name)
     lowering = targets.lowering(options.target, options.num_warps)
-    strict, loops = lower(module, options.policy, lowering)
     if options.target == "ptx":
         from blkc.runtime.gpu_kernel import build_gpu_kernel
 
+        # No launch check of overlapping arrays on the GPU: one conservative lowering.
+        strict, loops = lower(module, options.policy, lowering)
         stages = {"loose": text, "strict": strict, "loops": loops}
         assert options.arch is not None
         return build_gpu_kernel(
@@ -324,11 +359,13 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
             num_warps=options.num_warps,
             opt=options.opt,
         )
+    strict, lowered = lower_variants(module, options.policy, lowering)
     variants = {
-        noalias: emit_module(module, noalias=noalias, check_bounds=options.check_bounds)
+        noalias: emit_module(lowered[noalias], noalias=noalias, check_bounds=options.check_bounds)
         for noalias in (True, False)
     }
     signature = variants[True].kernels[name]
+    loops = str(lowered[True])
     stages = {"loose": text, "strict": strict, "loops": loops, "llvm": variants[True].llvm_ir}
     built = Kernel(
         name,

@@ -10,7 +10,31 @@ elements it needs.
 Materialized: results of reductions, scans, `dot` and atomics; loop-carried blocks; the
 operands of `dot`; and values whose recomputation would be costly or wrong: an expensive
 value (one that loads, divides or calls a math function) used more than once or in
-another region, and a load whose consumer runs after a write to memory.
+another region, a load whose consumer runs after a write to memory, and a load fused into
+the nest of a write that may change what it reads.
+
+That last rule keeps block semantics (every op sees the whole block as it was before the
+next op): fused into the loop of a store or an atomic its value flows into, a load reads
+element i after the write stored elements 0 .. i-1. It stays fused only where the write
+cannot land on what another element reads (`pointer_analysis`):
+
+- both go through the same pointer block (one value, or the same expression built twice),
+  no two of whose elements share an address, and the write's element i takes the load's
+  element i through elementwise ops only: `x = load(X + o); store(X + o, f(x))`, one loop;
+- or their pointers derive from different pointer arguments and the pass was told, by
+  `disjoint-args=true`, that those do not overlap.
+
+Anything else is read into a buffer first: `store(X + o, load(X + N - 1 - o))`, a pointer
+block with repeated addresses, a transposed value, pointers loaded from memory, selected
+by `where` or carried by loops. `disjoint-args` holds for launches whose arrays share no
+bytes, which the launcher checks each time before it picks the variant compiled with it
+(`blkc.kernel`); bounds checks keep every access inside the array of the argument it
+derives from. A function whose lowering relied on the option is marked `blk.disjoint_args`:
+
+```mlir
+// convert-blk-to-loops{disjoint-args=true}: the load of X fuses into the store to Y.
+func.func @copy(%X: !blk.ptr<f32>, %Y: !blk.ptr<f32>) attributes {blk.disjoint_args, ...}
+```
 
 After this pass no tensor type remains: loops (`scf.for` over `index`), `memref` buffers,
 `arith` index arithmetic and scalar `blk` ops, which `lower-int-semantics` lowers next.
@@ -18,7 +42,7 @@ After this pass no tensor type remains: loops (`scf.for` over `index`), `memref`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy
@@ -43,6 +67,8 @@ from blkc import dtypes
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import element_type, shape_of
+from blkc.passes.axis_info import AxisInfoAnalysis
+from blkc.passes.pointer_analysis import Overlap, PointerAnalysis
 
 Index = list[SSAValue]
 
@@ -50,16 +76,40 @@ REASSOC_ATTR = "blk.reassoc"
 """Marks a scalar op of a reduction whose operands may be reassociated."""
 
 
+DISJOINT_ARGS_ATTR = "blk.disjoint_args"
+"""Marks a function whose lowering relied on its pointer arguments not overlapping (the
+`disjoint-args` option changed it): it is right only for launches whose arrays do not."""
+
+
 @dataclass(frozen=True)
 class ConvertBlkToLoopsPass(ModulePass):
-    """Lower every block to loops over its elements, fusing elementwise chains."""
+    """Lower every block to loops over its elements, fusing elementwise chains.
+
+    With `disjoint_args`, accesses through different pointer arguments are taken not to
+    overlap (what the launcher checks before it runs the `noalias` variant)."""
 
     name = "convert-blk-to-loops"
+    disjoint_args: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for nested in list(op.walk()):
             if isinstance(nested, func.FuncOp) and not nested.is_declaration:
-                _FunctionLowering(nested).run()
+                lowering = _FunctionLowering(nested, self.disjoint_args)
+                lowering.run()
+                mark_disjoint_args(nested, lowering.relies_on_disjoint_args)
+
+
+def mark_disjoint_args(function: func.FuncOp, relied: bool) -> None:
+    """Record on `function` that its lowering relied on disjoint pointer arguments."""
+    if relied:
+        function.attributes[DISJOINT_ARGS_ATTR] = UnitAttr()
+
+
+def relies_on_disjoint_args(module: ModuleOp) -> bool:
+    """Whether the lowering of some function of `module` relied on disjoint arguments."""
+    return any(
+        isinstance(op, func.FuncOp) and DISJOINT_ARGS_ATTR in op.attributes for op in module.walk()
+    )
 
 
 # ------------------------------------------------------------------------------------
@@ -116,6 +166,8 @@ _ALWAYS_MATERIALIZED = (
     scf.WhileOp,
 )
 _WRITES_MEMORY = (blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
+_PER_ELEMENT = (blk.ElementwiseOp, blk.CastOp, blk.BitcastOp)
+"""Ops whose element i is computed from their operands' elements i."""
 _TILE_ROWS = (4, 2, 1)
 _TILE_COLS = (32, 16, 8, 4, 2, 1)
 """The register tile of `dot`: the largest sizes dividing the result's (with AVX-512, 4 x 32
@@ -145,14 +197,25 @@ def _elem(value: SSAValue) -> Attribute:
 
 
 class _FunctionLowering:
-    def __init__(self, function: func.FuncOp):
+    def __init__(self, function: func.FuncOp, disjoint_args: bool = False):
         self.function = function
         self.entry = function.body.blocks[0]
+        self.disjoint_args = disjoint_args
+        self.relies_on_disjoint_args = False
+        """Whether some decision held only because arguments are disjoint."""
         self.buffers: dict[SSAValue, SSAValue] = {}
         self.constants: dict[tuple[int, Attribute], SSAValue] = {}
         self._expensive: dict[SSAValue, bool] = {}
         self.materialized: set[SSAValue] = set()
+        self._axis: AxisInfoAnalysis | None = None
+        self.pointers = PointerAnalysis(self.entry, self.materialized.__contains__, self.axis_info)
         self._analyse()
+
+    def axis_info(self) -> AxisInfoAnalysis:
+        """The function's axis information (computed on first use, before lowering)."""
+        if self._axis is None:
+            self._axis = AxisInfoAnalysis(self.function)
+        return self._axis
 
     # -- analysis ----------------------------------------------------------------------
 
@@ -173,11 +236,60 @@ class _FunctionLowering:
         return result
 
     def _analyse(self) -> None:
-        """Choose the values to materialize, in program order (operands first)."""
+        """Choose the values to materialize, in program order (operands first), then the
+        loads a write in the loop nest they would fuse into could overwrite."""
         for op in self.function.walk():
             for value in op.results:
                 if _is_block(value) and self._must_materialize(op, value):
                     self.materialized.add(value)
+        for op in self.function.walk():
+            if (
+                isinstance(op, blk.LoadOp)
+                and op.result not in self.materialized
+                and _is_block(op.result)
+                and self._may_clobber(
+                    (self.pointers.overlap(op.ptr, write.ptr), same_element)
+                    for write, same_element in self._writes_fed_by(op)
+                )
+            ):
+                self.materialized.add(op.result)
+
+    def _writes_fed_by(self, load: blk.LoadOp) -> Iterator[tuple[Operation, bool]]:
+        """The writes whose loop nests `load` fuses into (its value reaches them through
+        values that are not materialized), each with whether the write's element i gets
+        the load's element i (through elementwise ops only)."""
+        pending: list[tuple[SSAValue, bool]] = [(load.result, True)]
+        seen: set[tuple[Operation, bool]] = set()
+        while pending:
+            value, same_element = pending.pop()
+            for use in value.uses:
+                user = use.operation
+                if isinstance(user, _WRITES_MEMORY):
+                    yield user, same_element
+                elif (user, same_element) not in seen:
+                    seen.add((user, same_element))
+                    follows = same_element and isinstance(user, _PER_ELEMENT)
+                    pending.extend(
+                        (r, follows)
+                        for r in user.results
+                        if _is_block(r) and r not in self.materialized
+                    )
+
+    def _may_clobber(self, accesses: Iterable[tuple[Overlap, bool]]) -> bool:
+        """Whether a write may change what an earlier read saw, for any of `accesses`: the
+        overlap of the read's and the write's pointers, and whether the write's element i
+        follows the read's element i (then a write into the same injective block is
+        harmless). Records when only disjoint arguments say no."""
+        relies = False
+        for overlap, same_element in accesses:
+            if overlap is Overlap.ELEMENTWISE and same_element:
+                continue
+            if overlap is Overlap.DISTINCT_ARGUMENTS and self.disjoint_args:
+                relies = True
+                continue
+            return True
+        self.relies_on_disjoint_args |= relies
+        return False
 
     def _must_materialize(self, op: Operation, value: SSAValue) -> bool:
         if isinstance(op, _ALWAYS_MATERIALIZED):

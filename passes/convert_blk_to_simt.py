@@ -29,12 +29,17 @@ elements the thread owns, inside `simt.threads` regions:
 
 Memory written by one thread and read by another is separated by a barrier: after a
 store (unless the kernel returns next) and around every shared buffer write inside a
-loop, where the previous iteration's readers may still be busy.
+loop, where the previous iteration's readers may still be busy. Memory read by one thread
+and then written by another too: a store or an atomic waits at a barrier for the loads
+since the last one (in a loop, the previous iteration's too) unless none can read what it
+writes, by `convert-blk-to-loops`'s rule (`disjoint-args` as there), where a load read by
+the thread owning its element and a write through the same injective pointer block land
+in the same thread. A load fused into the write's region is read into registers first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from math import prod
 
@@ -58,15 +63,18 @@ from blkc.dialects.simt import (
     VectorStoreOp,
 )
 from blkc.dialects.types import PtrType, element_type, shape_of
-from blkc.passes.axis_info import AxisInfoAnalysis, element_bytes
+from blkc.passes.axis_info import element_bytes
 from blkc.passes.convert_blk_to_loops import (
+    _WRITES_MEMORY,
     Index,
     _Body,
     _Builder,
     _elem,
     _FunctionLowering,
     _is_block,
+    mark_disjoint_args,
 )
+from blkc.passes.pointer_analysis import Overlap
 
 VECTOR = 4
 """Contiguous elements per chunk (4 x f32: one 16-byte `ld.global.v4`)."""
@@ -82,12 +90,17 @@ class ConvertBlkToSimtPass(ModulePass):
 
     name = "convert-blk-to-simt"
     num_warps: int = 4
+    disjoint_args: bool = False
+    """Take accesses through different pointer arguments not to overlap (as
+    `convert-blk-to-loops{disjoint-args=true}`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for nested in list(op.walk()):
             if isinstance(nested, func.FuncOp) and not nested.is_declaration:
-                _SimtLowering(nested, self.num_warps).run()
+                lowering = _SimtLowering(nested, self.num_warps, self.disjoint_args)
+                lowering.run()
                 nested.attributes[NUM_WARPS_ATTR] = IntegerAttr(self.num_warps, i64)
+                mark_disjoint_args(nested, lowering.relies_on_disjoint_args)
 
 
 @dataclass(frozen=True)
@@ -159,8 +172,8 @@ NestBody = Callable[[_Body, Index, list[SSAValue]], list[SSAValue]]
 
 
 class _SimtLowering(_FunctionLowering):
-    def __init__(self, function: func.FuncOp, num_warps: int):
-        super().__init__(function)
+    def __init__(self, function: func.FuncOp, num_warps: int, disjoint_args: bool = False):
+        super().__init__(function, disjoint_args)
         self.num_warps = num_warps
         self.threads = num_warps * WARP_SIZE
         self.registers: set[SSAValue] = set()
@@ -168,7 +181,17 @@ class _SimtLowering(_FunctionLowering):
         self._indirect: dict[SSAValue, bool] = {}
         self._loop_depth = 0
         self._carried_shared = False
-        self.axis = AxisInfoAnalysis(function)
+        self.axis = self.axis_info()
+        self._barrier_before = {
+            op
+            for op in function.walk()
+            if isinstance(op, _WRITES_MEMORY) and self._may_clobber(self._earlier_reads(op))
+        }
+        """The writes that may land where another thread read since the last barrier."""
+
+    def run(self) -> None:
+        super().run()
+        _drop_repeated_barriers(self.entry)
 
     # -- storage -----------------------------------------------------------------------
 
@@ -510,7 +533,23 @@ class _SimtLowering(_FunctionLowering):
 
     # -- side effects ------------------------------------------------------------------
 
+    def _earlier_reads(self, write: Operation) -> Iterator[tuple[Overlap, bool]]:
+        """For each load that may run after the last barrier before `write`: how their
+        pointers overlap, and whether the thread writing an element read it (the load's
+        elements are each read by their owner, in the same loop iteration)."""
+        for load, same_iteration in _unfenced_loads(write):
+            owner_reads = same_iteration and (
+                load.result in self.materialized or not self._read_indirectly(load.result)
+            )
+            yield self.pointers.overlap(load.ptr, write.ptr), owner_reads  # type: ignore[attr-defined]
+
     def _lower_op(self, op: Operation) -> None:
+        if op in self._barrier_before and not isinstance(op.prev_op, BarrierOp):
+            # Other threads may still read what this write overwrites (the CPU's thread
+            # loops run them first anyway).
+            block = op.parent_block()
+            assert block is not None
+            block.insert_op_before(BarrierOp(), op)
         if isinstance(op, blk.StoreOp | blk.AtomicRMWOp | blk.AtomicCASOp) and not _is_block(
             op.ptr
         ):
@@ -778,6 +817,55 @@ class _SimtLowering(_FunctionLowering):
 
 def _key(idx: Index) -> tuple[int, ...]:
     return tuple(id(i) for i in idx)
+
+
+def _drop_repeated_barriers(block: Block) -> None:
+    """Erase each barrier that directly follows another (the one before a write that may
+    overwrite what other threads read often follows a shared buffer's)."""
+    for op in list(block.ops):
+        if isinstance(op, BarrierOp) and isinstance(op.prev_op, BarrierOp):
+            op.detach()
+            op.erase()
+        for region in op.regions:
+            for inner in region.blocks:
+                _drop_repeated_barriers(inner)
+
+
+def _unfenced_loads(write: Operation) -> Iterator[tuple[blk.LoadOp, bool]]:
+    """The loads that may run between the last barrier before `write` and `write`, each
+    with whether it runs in the same iteration of the loops around `write`.
+
+    Every write at the top of a block is followed by a barrier (`_fence_writes`): walking
+    back from `write`, one ends the search. A load fused into a later nest than its own
+    position never crosses a write (`_write_before_last_use`). In a loop, the previous
+    iteration ran what follows `write` in its block (and a while loop's other region)."""
+    op = write
+    while True:
+        block = op.parent_block()
+        assert block is not None
+        if (yield from _loads_back(op.prev_op, None, True)):
+            return
+        parent = block.parent_op()
+        if parent is None or isinstance(parent, func.FuncOp):
+            return
+        if isinstance(parent, scf.ForOp | scf.WhileOp):
+            earlier = [r for r in parent.regions if r is not block.parent] + list(op.regions)
+            for region in earlier:
+                yield from ((n, False) for n in region.walk() if isinstance(n, blk.LoadOp))
+            yield from _loads_back(block.last_op, op, False)
+        op = parent
+
+
+def _loads_back(
+    op: Operation | None, stop: Operation | None, same_iteration: bool
+) -> Generator[tuple[blk.LoadOp, bool], None, bool]:
+    """The loads in `op` and the ops before it, back to `stop` or a write (then True)."""
+    while op is not None and op is not stop:
+        if isinstance(op, _WRITES_MEMORY):
+            return True
+        yield from ((n, same_iteration) for n in op.walk() if isinstance(n, blk.LoadOp))
+        op = op.prev_op
+    return False
 
 
 __all__ = ["ConvertBlkToSimtPass", "Layout"]

@@ -1,4 +1,5 @@
 // RUN: blk-opt --split-input-file %s -p to-strict,convert-blk-to-loops | filecheck %s
+// RUN: blk-opt --split-input-file %s -p "to-strict,convert-blk-to-loops{disjoint-args=true}" | filecheck %s --check-prefix=DISJOINT
 
 // Softmax over one row: the load fuses with the maximum, the exponentials with their sum;
 // the division needs the whole sum, so it runs in a third loop. The maximum skips NaN
@@ -115,5 +116,150 @@ func.func @wrapped_rows(%a: !blk.ptr<f32>, %y: !blk.ptr<f32>, %m: i32, %n: i32) 
   }
   %q = blk.addptr %y, %r : !blk.ptr<f32>, tensor<16xi32> -> tensor<16x!blk.ptr<f32>>
   blk.store %q, %acc : tensor<16x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// Loads read their whole block before a write that may land where another element reads:
+// here the store overwrites the reversed block's second half before it is read.
+// CHECK-LABEL: func.func @reverse_in_place
+// CHECK:         %[[X:.*]] = memref.alloca() {{.*}} : memref<256xf32>
+// CHECK:         scf.for %[[I:.*]] =
+// CHECK:           %[[V:.*]] = blk.load
+// CHECK-NEXT:      memref.store %[[V]], %[[X]][%[[I]]]
+// CHECK:         scf.for %[[J:.*]] =
+// CHECK:           %[[W:.*]] = memref.load %[[X]][%[[J]]]
+// CHECK-NEXT:      blk.store %{{.*}}, %[[W]]
+// DISJOINT-LABEL: func.func @reverse_in_place
+// DISJOINT-NOT:   blk.disjoint_args
+// DISJOINT:       memref.alloca
+func.func @reverse_in_place(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %cols = blk.arange 0, 256 : tensor<256xi32>
+  %last = blk.constant 255 : i32
+  %rev = blk.sub %last, %cols : i32, tensor<256xi32> -> tensor<256xi32>
+  %src = blk.addptr %x_ptr, %rev : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %x = blk.load %src : tensor<256x!blk.ptr<f32>>
+  %dst = blk.addptr %x_ptr, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  blk.store %dst, %x : tensor<256x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// The same pointer expression, no two elements at one address, element i stored from
+// element i: each write lands only where the same element read. One loop.
+// CHECK-LABEL: func.func @scale_in_place
+// CHECK-NOT:     memref.alloca
+// CHECK:         scf.for
+// CHECK:           blk.load
+// CHECK:           blk.store
+// CHECK-NOT:     scf.for
+// DISJOINT-LABEL: func.func @scale_in_place
+// DISJOINT-NOT:   memref.alloca
+// DISJOINT:       blk.store
+func.func @scale_in_place(%x_ptr: !blk.ptr<f32>, %n: i32) attributes {blk.kernel} {
+  %pid = blk.program_id 0 : i32
+  %rows = blk.arange 0, 16 : tensor<16xi32>
+  %cols = blk.arange 0, 64 : tensor<64xi32>
+  %r = blk.expand_dims %rows axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %c = blk.expand_dims %cols axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %stride = blk.constant 64 : i32
+  %roffs = blk.mul %r, %stride : tensor<16x1xi32>, i32 -> tensor<16x1xi32>
+  %offs = blk.add %roffs, %c : tensor<16x1xi32>, tensor<1x64xi32> -> tensor<16x64xi32>
+  %block = blk.mul %pid, %n : i32
+  %start = blk.addptr %x_ptr, %block : !blk.ptr<f32>, i32 -> !blk.ptr<f32>
+  %p = blk.addptr %start, %offs : !blk.ptr<f32>, tensor<16x64xi32> -> tensor<16x64x!blk.ptr<f32>>
+  %x = blk.load %p : tensor<16x64x!blk.ptr<f32>>
+  %two = blk.constant 2.0 : f32
+  %y = blk.mul %x, %two : tensor<16x64xf32>, f32 -> tensor<16x64xf32>
+  %q = blk.addptr %start, %offs : !blk.ptr<f32>, tensor<16x64xi32> -> tensor<16x64x!blk.ptr<f32>>
+  blk.store %q, %y : tensor<16x64x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// Rows of 64 elements 32 apart overlap: the same expression, but not one address per
+// element.
+// CHECK-LABEL: func.func @overlapping_rows
+// CHECK:         memref.alloca
+func.func @overlapping_rows(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %rows = blk.arange 0, 16 : tensor<16xi32>
+  %cols = blk.arange 0, 64 : tensor<64xi32>
+  %r = blk.expand_dims %rows axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %c = blk.expand_dims %cols axis = 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %stride = blk.constant 32 : i32
+  %roffs = blk.mul %r, %stride : tensor<16x1xi32>, i32 -> tensor<16x1xi32>
+  %offs = blk.add %roffs, %c : tensor<16x1xi32>, tensor<1x64xi32> -> tensor<16x64xi32>
+  %p = blk.addptr %x_ptr, %offs : !blk.ptr<f32>, tensor<16x64xi32> -> tensor<16x64x!blk.ptr<f32>>
+  %x = blk.load %p : tensor<16x64x!blk.ptr<f32>>
+  %one = blk.constant 1.0 : f32
+  %y = blk.add %x, %one : tensor<16x64xf32>, f32 -> tensor<16x64xf32>
+  blk.store %p, %y : tensor<16x64x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// The same injective block, but the store's element (i, j) is the load's (j, i).
+// CHECK-LABEL: func.func @transpose_in_place
+// CHECK:         memref.alloca
+func.func @transpose_in_place(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %rows = blk.arange 0, 16 : tensor<16xi32>
+  %r = blk.expand_dims %rows axis = 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %c = blk.expand_dims %rows axis = 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %stride = blk.constant 16 : i32
+  %roffs = blk.mul %r, %stride : tensor<16x1xi32>, i32 -> tensor<16x1xi32>
+  %offs = blk.add %roffs, %c : tensor<16x1xi32>, tensor<1x16xi32> -> tensor<16x16xi32>
+  %p = blk.addptr %x_ptr, %offs : !blk.ptr<f32>, tensor<16x16xi32> -> tensor<16x16x!blk.ptr<f32>>
+  %x = blk.load %p : tensor<16x16x!blk.ptr<f32>>
+  %t = blk.permute %x order = [1, 0] : tensor<16x16xf32> -> tensor<16x16xf32>
+  blk.store %p, %t : tensor<16x16x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// Different pointer arguments: fused only where the launch's arrays do not overlap
+// (`disjoint-args`), which the function then records.
+// CHECK-LABEL: func.func @reverse_copy
+// CHECK-NOT:     blk.disjoint_args
+// CHECK:         scf.for
+// CHECK:           blk.load
+// CHECK:         scf.for
+// CHECK:           blk.atomic_rmw add
+// DISJOINT-LABEL: func.func @reverse_copy
+// DISJOINT-SAME:  blk.disjoint_args
+// DISJOINT:       scf.for
+// DISJOINT:         blk.load
+// DISJOINT:         blk.atomic_rmw add
+// DISJOINT-NOT:   scf.for
+func.func @reverse_copy(%x_ptr: !blk.ptr<f32>, %y_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %cols = blk.arange 0, 256 : tensor<256xi32>
+  %last = blk.constant 255 : i32
+  %rev = blk.sub %last, %cols : i32, tensor<256xi32> -> tensor<256xi32>
+  %src = blk.addptr %x_ptr, %rev : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %x = blk.load %src : tensor<256x!blk.ptr<f32>>
+  %dst = blk.addptr %y_ptr, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %old = blk.atomic_rmw add, %dst, %x : tensor<256x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// A pointer chosen by `where` may point into either argument: read first either way.
+// CHECK-LABEL: func.func @selected_source
+// CHECK:         memref.alloca
+// DISJOINT-LABEL: func.func @selected_source
+// DISJOINT-NOT:   blk.disjoint_args
+// DISJOINT:       memref.alloca
+func.func @selected_source(%x_ptr: !blk.ptr<f32>, %y_ptr: !blk.ptr<f32>, %flag: i1) attributes {blk.kernel} {
+  %cols = blk.arange 0, 256 : tensor<256xi32>
+  %px = blk.addptr %x_ptr, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %py = blk.addptr %y_ptr, %cols : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+  %src = blk.where %flag, %px, %py : i1, tensor<256x!blk.ptr<f32>>, tensor<256x!blk.ptr<f32>> -> tensor<256x!blk.ptr<f32>>
+  %x = blk.load %src : tensor<256x!blk.ptr<f32>>
+  blk.store %py, %x : tensor<256x!blk.ptr<f32>>
   func.return
 }

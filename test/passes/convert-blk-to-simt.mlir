@@ -1,5 +1,6 @@
-// RUN: blk-opt --split-input-file %s -p convert-blk-to-simt | filecheck %s
-// RUN: blk-opt --split-input-file %s -p convert-blk-to-simt,convert-simt-to-thread-loops | filecheck %s --check-prefix=LOOPS
+// RUN: blk-opt --split-input-file %s -p "convert-blk-to-simt{disjoint-args=true}" | filecheck %s
+// RUN: blk-opt --split-input-file %s -p "convert-blk-to-simt{disjoint-args=true},convert-simt-to-thread-loops" | filecheck %s --check-prefix=LOOPS
+// RUN: blk-opt --split-input-file %s -p convert-blk-to-simt | filecheck %s --check-prefix=ALIAS
 
 // A block store: each of the 128 threads visits its own chunks of 4 elements; 256
 // elements are 64 chunks, so threads past the 64th own none. A chunk's addresses are
@@ -177,5 +178,80 @@ func.func @hinted_tail(%p: !blk.ptr<f32>, %q: !blk.ptr<f32>, %n: i32 {blk.divisi
   %qs = blk.splat %q : !blk.ptr<f32> -> tensor<512x!blk.ptr<f32>>
   %qp = blk.addptr %qs, %offs : tensor<512x!blk.ptr<f32>>, tensor<512xi32> -> tensor<512x!blk.ptr<f32>>
   blk.store %qp, %v mask %mask : tensor<512x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// A write that may land where another thread read since the last barrier waits for every
+// thread's reads: the reversed block goes to registers first, then a barrier.
+// CHECK-LABEL: func.func @reverse_in_place
+// CHECK:         simt.threads {
+// CHECK:           blk.load
+// CHECK:         simt.barrier
+// CHECK-NEXT:    simt.threads {
+// CHECK:           simt.vector_store
+// ALIAS-LABEL: func.func @reverse_in_place
+// ALIAS:         simt.barrier
+// ALIAS-NEXT:    simt.threads {
+// ALIAS:           simt.vector_store
+func.func @reverse_in_place(%p: !blk.ptr<f32>) attributes {blk.kernel} {
+  %r = blk.arange 0, 512 : tensor<512xi32>
+  %c = blk.constant 511 : i32
+  %cs = blk.splat %c : i32 -> tensor<512xi32>
+  %rev = blk.sub %cs, %r : tensor<512xi32>
+  %ps = blk.splat %p : !blk.ptr<f32> -> tensor<512x!blk.ptr<f32>>
+  %src = blk.addptr %ps, %rev : tensor<512x!blk.ptr<f32>>, tensor<512xi32> -> tensor<512x!blk.ptr<f32>>
+  %v = blk.load %src : tensor<512x!blk.ptr<f32>>
+  %dst = blk.addptr %ps, %r : tensor<512x!blk.ptr<f32>>, tensor<512xi32> -> tensor<512x!blk.ptr<f32>>
+  blk.store %dst, %v : tensor<512x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// Each thread overwrites only the elements it read itself: no barrier, one region.
+// CHECK-LABEL: func.func @scale_in_place
+// CHECK-NOT:     simt.barrier
+// CHECK:         simt.vector_load
+// CHECK:         simt.vector_store
+// CHECK-NOT:     simt.barrier
+// ALIAS-LABEL: func.func @scale_in_place
+// ALIAS-NOT:     simt.barrier
+// ALIAS:         simt.vector_store
+// ALIAS-NOT:     simt.barrier
+func.func @scale_in_place(%p: !blk.ptr<f32>) attributes {blk.kernel} {
+  %r = blk.arange 0, 512 : tensor<512xi32>
+  %ps = blk.splat %p : !blk.ptr<f32> -> tensor<512x!blk.ptr<f32>>
+  %src = blk.addptr %ps, %r : tensor<512x!blk.ptr<f32>>, tensor<512xi32> -> tensor<512x!blk.ptr<f32>>
+  %v = blk.load %src : tensor<512x!blk.ptr<f32>>
+  %two = blk.constant dense<2.0> : tensor<512xf32>
+  %y = blk.mul %v, %two : tensor<512xf32>
+  %ps2 = blk.splat %p : !blk.ptr<f32> -> tensor<512x!blk.ptr<f32>>
+  %dst = blk.addptr %ps2, %r : tensor<512x!blk.ptr<f32>>, tensor<512xi32> -> tensor<512x!blk.ptr<f32>>
+  blk.store %dst, %y : tensor<512x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// Different arguments: a barrier unless the launch's arrays do not overlap
+// (`disjoint-args`); then the load fuses into the store's region.
+// CHECK-LABEL: func.func @copy
+// CHECK-NOT:     simt.barrier
+// ALIAS-LABEL: func.func @copy
+// ALIAS:         simt.threads {
+// ALIAS:           simt.vector_load
+// ALIAS:         simt.barrier
+// ALIAS-NEXT:    simt.threads {
+// ALIAS:           simt.vector_store
+func.func @copy(%p: !blk.ptr<f32>, %q: !blk.ptr<f32>) attributes {blk.kernel} {
+  %r = blk.arange 0, 512 : tensor<512xi32>
+  %ps = blk.splat %p : !blk.ptr<f32> -> tensor<512x!blk.ptr<f32>>
+  %src = blk.addptr %ps, %r : tensor<512x!blk.ptr<f32>>, tensor<512xi32> -> tensor<512x!blk.ptr<f32>>
+  %v = blk.load %src : tensor<512x!blk.ptr<f32>>
+  %qs = blk.splat %q : !blk.ptr<f32> -> tensor<512x!blk.ptr<f32>>
+  %dst = blk.addptr %qs, %r : tensor<512x!blk.ptr<f32>>, tensor<512xi32> -> tensor<512x!blk.ptr<f32>>
+  blk.store %dst, %v : tensor<512x!blk.ptr<f32>>
   func.return
 }
