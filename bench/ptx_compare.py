@@ -48,7 +48,7 @@ def blkc_ptx(name: str, arch: str, divisible_ints: bool) -> str:
         hinted = _I32_PARAMETER.sub(r"\1 {blk.divisibility = 16 : i32}", signature)
         text = text.replace(signature, hinted)
     kernel = blkc.compile(text, target="ptx", filename=str(path), arch=arch)
-    assert isinstance(kernel, GpuKernel)
+    assert isinstance(kernel.program, GpuKernel)
     return kernel.asm["ptx"]
 
 

@@ -24,17 +24,17 @@ from __future__ import annotations
 import inspect
 import os
 import re
-import sys
 import textwrap
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy
 
+from blkc import autotuning
 from blkc.frontend.captures import Captures, capture
 from blkc.language import core as tl
+from blkc.runtime.grid import Grid, Launchable
 
 _IGNORED_OPTIONS = frozenset(
     {"num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
@@ -86,17 +86,14 @@ def _annotation(parameter: inspect.Parameter) -> str:
     return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
 
 
-class _Launchable:
+class _Launchable(Launchable):
     """``kernel[grid](*args, **meta)``, for kernels and their decorators alike."""
 
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
         raise NotImplementedError
 
-    def __getitem__(self, grid: Any) -> Callable[..., None]:
-        def launch(*args: Any, **kwargs: Any) -> None:
-            self.run(*args, grid=grid, **kwargs)
-
-        return launch
+    def launch(self, grid: Grid, args: Sequence[object], kwargs: dict[str, Any]) -> None:
+        self.run(*args, grid=grid, **kwargs)
 
 
 class _Decorator(_Launchable):
@@ -357,14 +354,11 @@ class JITFunction(_Launchable):
         arch: str | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Compile for these arguments without running; return the compiled kernel (a
-        `blkc.Kernel`, or a `GpuKernel` for the ptx target), whose `asm` maps stage names
-        to text."""
-        from blkc.kernel import Kernel
-
+        """Compile for these arguments without running; return the compiled `blkc.Kernel`
+        (native code included), whose `asm` maps stage names to text."""
         arguments = self._bind(args, self._with_num_warps(kwargs, num_warps))
         kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
-        return kernel.prepare() if isinstance(kernel, Kernel) else kernel
+        return kernel.prepare()
 
 
 def _hashable(value: Any) -> Any:
@@ -472,28 +466,28 @@ class Autotuner(_Decorator):
         if len(self.configs) == 1:
             return self.configs[0]
         saved = {n: numpy.array(_as_array(arguments[n]), copy=True) for n in self.restore_value}
-        times: dict[str, float] = {}
-        best: tuple[float, Config] | None = None
-        for index, config in enumerate(self.configs, 1):
-            _progress(f"blkc: autotuning {self.__name__} [{index}/{len(self.configs)}] {config}")
 
-            def once(config: Config = config) -> None:
-                for name in self.reset_to_zero:
-                    _as_array(arguments[name])[...] = 0
-                if config.pre_hook is not None:
-                    config.pre_hook({**arguments, **config.kwargs})
-                self.fn.run(*args, grid=grid, **kwargs, **config.kwargs)
-
-            elapsed = _best_time(once, self.num_warmups, self.num_reps)
+        def restore() -> None:
             for name, copy in saved.items():
                 _as_array(arguments[name])[...] = copy
-            times[str(config)] = elapsed
-            if best is None or elapsed < best[0]:
-                best = (elapsed, config)
-        assert best is not None
-        _progress(f"blkc: autotuned {self.__name__}: {best[1]} ({best[0] * 1e3:.3f} ms)", done=True)
-        self.timings[key] = times
-        return best[1]
+            for name in self.reset_to_zero:
+                _as_array(arguments[name])[...] = 0
+
+        def once(config: Config) -> None:
+            if config.pre_hook is not None:
+                config.pre_hook({**arguments, **config.kwargs})
+            self.fn.run(*args, grid=grid, **kwargs, **config.kwargs)
+
+        best, self.timings[key] = autotuning.choose(
+            self.__name__,
+            self.configs,
+            str,
+            once,
+            warmup=self.num_warmups,
+            reps=self.num_reps,
+            restore=restore,
+        )
+        return best
 
     def warmup(self, *args: Any, **kwargs: Any) -> list[Any]:
         """Compile every config without running; return the compiled kernels."""
@@ -513,27 +507,6 @@ def _as_array(value: Any) -> Any:
     return as_array(value)
 
 
-def _best_time(run: Callable[[], None], warmup: int, rep: int) -> float:
-    for _ in range(warmup):
-        run()
-    best = float("inf")
-    for _ in range(rep):
-        start = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def _progress(message: str, done: bool = False) -> None:
-    if os.environ.get("BLKC_QUIET_AUTOTUNE") == "1":
-        return
-    if sys.stderr.isatty():
-        sys.stderr.write("\r\033[K" + message + ("\n" if done else ""))
-    else:
-        sys.stderr.write(message + "\n")
-    sys.stderr.flush()
-
-
 def autotune(
     configs: Sequence[Config],
     key: Sequence[str],
@@ -547,7 +520,8 @@ def autotune(
     launch for each value of the `key` arguments (arrays count by dtype and shape), every
     config runs (best of `rep` after `warmup`), the fastest is kept and reused. Arrays
     named in `reset_to_zero` are zeroed before each timed run, those in `restore_value`
-    restored after. Progress goes to stderr (``BLKC_QUIET_AUTOTUNE=1`` silences it)."""
+    restored before each run (`blkc.autotuning`). Progress goes to stderr
+    (``BLKC_QUIET_AUTOTUNE=1`` silences it)."""
     if not configs:
         raise ValueError("autotune needs at least one Config")
 

@@ -15,11 +15,14 @@ from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+from xdsl.parser import Parser
 from xdsl.passes import ModulePass
 from xdsl.universe import Universe
 from xdsl.utils.arg_spec import parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
+from blkc import dialects
 from blkc.diagnostics import (
     BlkcError,
     Diagnostic,
@@ -50,10 +53,7 @@ def available_passes() -> dict[str, PassFactory]:
 
 def make_context(*, allow_unregistered: bool = False) -> Context:
     """A context knowing every dialect of xDSL and blkc (loaded lazily, on first use)."""
-    ctx = Context(allow_unregistered=allow_unregistered)
-    for name, factory in _multiverse().all_dialects.items():
-        ctx.register_dialect(name, factory)
-    return ctx
+    return dialects.context(allow_unregistered=allow_unregistered)
 
 
 def parse(text: str, filename: str = "<string>", ctx: Context | None = None) -> ModuleOp:
@@ -142,3 +142,26 @@ def run_pipeline(module: ModuleOp, spec: str, ctx: Context | None = None) -> Mod
     passes = build_passes(spec)
     apply_passes(ctx or make_context(), module, passes)
     return module
+
+
+def to_strict_spec(policy: str | None, warn: bool = False) -> str:
+    """The pipeline spec of `to-strict` under `policy` (None: the module's, else the
+    process-wide default)."""
+    options = [f"policy={policy}"] if policy else []
+    options.append(f"warn={'true' if warn else 'false'}")
+    return f"to-strict{{{' '.join(options)}}}"
+
+
+def lower(module: ModuleOp, policy: str | None, lowering: str) -> tuple[str, str]:
+    """Run `to-strict`, then the passes `lowering` names, on `module` in place; return the
+    strict and the lowered IR text."""
+    run_pipeline(module, to_strict_spec(policy))
+    strict = str(module)
+    run_pipeline(module, lowering)
+    return strict, str(module)
+
+
+def parse_attributes(texts: Sequence[str]) -> list[Attribute]:
+    """Types and attributes from their IR text (as the disk cache stores them)."""
+    ctx = make_context()
+    return [Parser(ctx, text).parse_attribute() for text in texts]

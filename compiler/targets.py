@@ -11,6 +11,8 @@
 - `ptx`: the same GPU lowering, emitted as LLVM IR for `nvptx64-nvidia-cuda` and
   assembled to PTX for `arch` (`sm_80`, `sm_90`); launched through the CUDA driver
   where a GPU is present (`blkc.runtime.cuda_launch`).
+
+Each target is a backend module of `blkc.backends`.
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ from __future__ import annotations
 import os
 import re
 
-TARGETS = ("cpu", "cpu-simt", "ptx")
+from blkc.backends import BACKENDS, TargetOptions, cpu, cpu_simt, get
+
+TARGETS = tuple(BACKENDS)
 DEFAULT_NUM_WARPS = 4
 DEFAULT_ARCH = "sm_90"
 ARCHES = ("sm_80", "sm_90")
 """The architectures the tests assemble for (any `sm_NN` LLVM knows is accepted)."""
 
-CPU_LOWERING = (
-    "carry-pointer-offsets,convert-blk-to-loops,lower-int-semantics,emulate-small-floats"
-)
+CPU_LOWERING = cpu.LOWERING
+simt_lowering = cpu_simt.simt_lowering
 
 
 def check_arch(arch: str | None) -> str:
@@ -45,20 +48,6 @@ def resolve(target: str | None) -> str:
     return chosen
 
 
-def simt_lowering(num_warps: int = DEFAULT_NUM_WARPS) -> str:
-    """The passes from strict blk IR to SIMT loop IR (what the GPU code generator takes)."""
-    return (
-        f"carry-pointer-offsets,convert-blk-to-simt{{num-warps={num_warps}}},"
-        "lower-int-semantics,emulate-small-floats"
-    )
-
-
 def lowering(target: str, num_warps: int = DEFAULT_NUM_WARPS) -> str:
     """The passes from strict blk IR to the loop IR `target`'s code generator takes."""
-    if target == "cpu":
-        return CPU_LOWERING
-    if target == "cpu-simt":
-        return simt_lowering(num_warps) + ",convert-simt-to-thread-loops"
-    if target == "ptx":
-        return simt_lowering(num_warps)
-    raise ValueError(f"unknown target '{target}' (targets: {', '.join(TARGETS)})")
+    return get(target).lowering(TargetOptions(target, num_warps))

@@ -18,6 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import numpy
+from xdsl.ir import Attribute
 
 from blkc.dialects.types import PtrType
 from blkc.runtime import launch as host_launch
@@ -64,13 +65,13 @@ def available() -> bool:
     return True
 
 
-def _function(kernel: GpuKernel) -> Any:
+def _function(program: GpuKernel) -> Any:
     driver = _driver()
-    key = (id(kernel), kernel.name)
+    key = (id(program), program.name)
     with _lock:
         if key not in _functions:
-            (module,) = _check(driver, driver.cuModuleLoadData(kernel.asm["ptx"].encode() + b"\0"))
-            (fn,) = _check(driver, driver.cuModuleGetFunction(module, kernel.name.encode()))
+            (module,) = _check(driver, driver.cuModuleLoadData(program.ptx.encode() + b"\0"))
+            (fn,) = _check(driver, driver.cuModuleGetFunction(module, program.name.encode()))
             _functions[key] = fn
         return _functions[key]
 
@@ -91,24 +92,27 @@ def _device_pointer(driver: Any, value: object, copies: list[tuple[Any, numpy.nd
     return address
 
 
-def launch(kernel: GpuKernel, grid: tuple[int, int, int], args: Sequence[object]) -> None:
-    """Run `kernel` over `grid` (one CTA per program) and wait for it."""
+def launch(
+    program: GpuKernel,
+    params: Sequence[Attribute],
+    grid: tuple[int, int, int],
+    args: Sequence[object],
+) -> None:
+    """Run `program` (whose parameters have types `params`) over `grid` (one CTA per
+    program) and wait for it."""
+    name = program.name
+    if len(args) != len(params):
+        raise TypeError(f"kernel '{name}' takes {len(params)} arguments, got {len(args)}")
     driver = _driver()
-    fn = _function(kernel)
-    scalar_params = [t for t in kernel.params if not isinstance(t, PtrType)]
-    scalar_args = [
-        a for a, t in zip(args, kernel.params, strict=True) if not isinstance(t, PtrType)
-    ]
-    if len(args) != len(kernel.params):
-        raise TypeError(
-            f"kernel '{kernel.name}' takes {len(kernel.params)} arguments, got {len(args)}"
-        )
-    scalars = iter(host_launch.convert_args(kernel.name, scalar_params, scalar_args).values)
+    fn = _function(program)
+    scalar_params = [t for t in params if not isinstance(t, PtrType)]
+    scalar_args = [a for a, t in zip(args, params, strict=True) if not isinstance(t, PtrType)]
+    scalars = iter(host_launch.convert_args(name, scalar_params, scalar_args).values)
     copies: list[tuple[Any, numpy.ndarray]] = []
     values: list[Any] = []
-    for index, (arg, t) in enumerate(zip(args, kernel.params, strict=True)):
+    for index, (arg, t) in enumerate(zip(args, params, strict=True)):
         if isinstance(t, PtrType):
-            _check_dtype(kernel.name, index, arg, t)
+            _check_dtype(name, index, arg, t)
             values.append(ctypes.c_void_p(_device_pointer(driver, arg, copies)))
         else:
             values.append(next(scalars))
@@ -118,7 +122,7 @@ def launch(kernel: GpuKernel, grid: tuple[int, int, int], args: Sequence[object]
             _check(
                 driver,
                 driver.cuLaunchKernel(
-                    fn, *grid, kernel.threads, 1, 1, 0, 0, pointers.ctypes.data, 0
+                    fn, *grid, program.threads, 1, 1, 0, 0, pointers.ctypes.data, 0
                 ),
             )
             _check(driver, driver.cuCtxSynchronize())

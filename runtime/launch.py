@@ -27,8 +27,7 @@ from xdsl.ir import Attribute
 
 from blkc import dtypes
 from blkc.dialects.types import PtrType
-
-Grid = tuple[int, ...] | Callable[[dict[str, Any]], tuple[int, ...]]
+from blkc.runtime.grid import Grid, check_grid
 
 _CTYPES = {
     "bool": ctypes.c_bool,
@@ -50,7 +49,6 @@ _CTYPES = {
 """How each scalar dtype travels to a kernel: integers as the signed C type of their width
 (the bits; the kernel knows the signedness), small floats as doubles (the kernel rounds
 them once, to nearest even)."""
-
 
 # ------------------------------------------------------------------------------------
 # Assertions raised inside kernels
@@ -87,6 +85,24 @@ def _param_dtype(t: Attribute) -> dtypes.DType:
     if isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNED:
         return dtypes.dtype(f"int{t.width.data}")
     return dtypes.from_xdsl(t)
+
+
+def abi_ctype(t: Attribute) -> type:
+    """How a value of parameter type `t` travels through ctypes (pointers as addresses)."""
+    return ctypes.c_void_p if isinstance(t, PtrType) else _CTYPES[_param_dtype(t).name]
+
+
+def launcher_ctypes(abi: Sequence[Attribute]) -> list[type]:
+    """The parameters of a CPU kernel's grid launcher: the kernel's own (of types `abi`),
+    the bounds table (`array_bounds`), the first and end program of the chunk, and the
+    grid's three sizes."""
+    return [
+        *(abi_ctype(t) for t in abi),
+        ctypes.c_void_p,
+        ctypes.c_int64,
+        ctypes.c_int64,
+        *([ctypes.c_int32] * 3),
+    ]
 
 
 def as_array(value: object) -> numpy.ndarray | None:
@@ -205,6 +221,8 @@ def no_overlap(arrays: Sequence[numpy.ndarray]) -> bool:
 def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
     if callable(grid):
         grid = grid(meta)
+        check_grid(grid, function=False)
+    check_grid(grid)
     if isinstance(grid, int):
         grid = (grid,)
     grid = tuple(int(g) for g in grid)

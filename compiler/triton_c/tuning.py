@@ -9,16 +9,16 @@ runs once more on the arguments as given, so tuning never leaves partial results
 
 from __future__ import annotations
 
-import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy
 
+from blkc import autotuning
 from blkc.kernel import Kernel
 from blkc.runtime import launch
+from blkc.runtime.grid import Launchable
 
 TIMED_RUNS = 3
 """Timed runs per candidate; the best counts."""
@@ -38,7 +38,7 @@ class Candidate:
 
 
 @dataclass
-class TritonCKernel:
+class TritonCKernel(Launchable):
     """A compiled Triton-C kernel: launch it with ``kernel[grid](*args)``.
 
     `grid` is a tuple, or a function of the meta-parameters: a dict of the defines with
@@ -53,11 +53,13 @@ class TritonCKernel:
     chosen: dict[tuple[Any, ...], Candidate] = field(default_factory=dict)
     _last: Candidate | None = None
 
-    def __getitem__(self, grid: launch.Grid) -> Callable[..., None]:
-        def run(*args: object) -> None:
-            self.run(grid, args)
-
-        return run
+    def launch(self, grid: launch.Grid, args: Sequence[object], kwargs: dict[str, Any]) -> None:
+        if kwargs:
+            raise TypeError(
+                f"kernel '{self.name}' takes its arguments by position "
+                f"(got {', '.join(kwargs)} by name)"
+            )
+        self.run(grid, args)
 
     def run(self, grid: launch.Grid, args: Sequence[object]) -> None:
         """Launch on `grid` (tuning first when this key has several candidates)."""
@@ -93,40 +95,17 @@ class TritonCKernel:
             for array, saved in zip(arrays, snapshot, strict=True):
                 numpy.copyto(array, saved)
 
-        total = len(self.candidates)
-        _progress(f"tuning '{self.name}' over {total} candidates")
-        best: tuple[float, Candidate] | None = None
-        failure: Exception | None = None
-        for index, candidate in enumerate(self.candidates, 1):
-            try:
-                seconds = _time(candidate, grid, args, restore)
-            except (TypeError, ValueError, IndexError, OverflowError) as err:
-                failure = err
-                _progress(f"  [{index}/{total}] {candidate.label()}: skipped ({err})")
-                continue
-            _progress(f"  [{index}/{total}] {candidate.label()}: {seconds * 1e3:.3f} ms")
-            if best is None or seconds < best[0]:
-                best = (seconds, candidate)
-        restore()
-        if best is None:
-            assert failure is not None
-            raise failure
-        _progress(f"  chose {best[1].label()} ({best[0] * 1e3:.3f} ms)")
-        return best[1]
-
-
-def _time(
-    candidate: Candidate, grid: launch.Grid, args: Sequence[object], restore: Callable[[], None]
-) -> float:
-    restore()
-    candidate.kernel.run(grid, args, candidate.defines)  # warm-up, and the JIT compile
-    best = float("inf")
-    for _ in range(TIMED_RUNS):
-        restore()
-        start = time.perf_counter()
-        candidate.kernel.run(grid, args, candidate.defines)
-        best = min(best, time.perf_counter() - start)
-    return best
+        best, _ = autotuning.choose(
+            self.name,
+            self.candidates,
+            Candidate.label,
+            lambda candidate: candidate.kernel.run(grid, args, candidate.defines),
+            warmup=1,
+            reps=TIMED_RUNS,
+            restore=restore,
+            skip=(TypeError, ValueError, IndexError, OverflowError),
+        )
+        return best
 
 
 def _key(args: Sequence[object]) -> tuple[Any, ...]:
@@ -135,7 +114,3 @@ def _key(args: Sequence[object]) -> tuple[Any, ...]:
         array = launch.as_array(arg)
         key.append(type(arg).__name__ if array is None else (array.shape, array.dtype.str))
     return tuple(key)
-
-
-def _progress(message: str) -> None:
-    print(f"blkc: {message}", file=sys.stderr, flush=True)

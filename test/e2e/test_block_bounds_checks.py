@@ -10,9 +10,9 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp
 
 import blkc
+from blkc.backends.cpu import lower_variants
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
-from blkc.kernel import lower_variants
 from blkc.runtime import access_ranges
 from blkc.targets import CPU_LOWERING
 
@@ -198,7 +198,8 @@ def test_data_dependent_offsets_stay_checked_per_element() -> None:
 
 def loop_ir(text: str) -> ModuleOp:
     """The loop IR launches of arrays that do not overlap run."""
-    _, lowered = lower_variants(blkc.parse(text), None, CPU_LOWERING)
+    module = blkc.run_pipeline(blkc.parse(text), "to-strict")
+    lowered = lower_variants(module, CPU_LOWERING)
     return lowered[True]
 
 

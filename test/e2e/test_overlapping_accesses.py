@@ -200,5 +200,5 @@ def test_distinct_arguments_stay_fused_where_the_arrays_do_not_overlap() -> None
     share no bytes; the variant for overlapping arrays reads the block first."""
     kernel = copy_reversed.warmup(numbers(), numbers(), N, grid=(1,))
     assert "memref.alloca" not in kernel.asm["loops"]
-    assert "alloca" not in kernel.llvm_variants[True]
-    assert "alloca" in kernel.llvm_variants[False]
+    assert "alloca" not in kernel.program.llvm_variants[True]
+    assert "alloca" in kernel.program.llvm_variants[False]

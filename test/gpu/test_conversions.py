@@ -34,10 +34,10 @@ module {
 """
 
 
-def round_trip_ptx(dtype: str, arch: str, source: str = "f32") -> GpuKernel:
+def round_trip_ptx(dtype: str, arch: str, source: str = "f32") -> blkc.Kernel:
     text = ROUND_TRIP.replace("SRC", source).replace("T>", f"{dtype}>")
     kernel = blkc.compile(text, target="ptx", arch=arch)
-    assert isinstance(kernel, GpuKernel)
+    assert isinstance(kernel.program, GpuKernel)
     return kernel
 
 

@@ -54,9 +54,9 @@ def unary(fn: str, dtype: str) -> str:
     return UNARY.replace("FN", fn).replace("DT", dtype)
 
 
-def gpu_kernel(text: str, arch: str) -> GpuKernel:
+def gpu_kernel(text: str, arch: str) -> blkc.Kernel:
     kernel = blkc.compile(text, target="ptx", arch=arch, filename="kernel.mlir")
-    assert isinstance(kernel, GpuKernel)
+    assert isinstance(kernel.program, GpuKernel)
     return kernel
 
 

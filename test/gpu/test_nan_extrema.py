@@ -38,9 +38,9 @@ module {
 """
 
 
-def gpu_kernel(nan: str, arch: str) -> GpuKernel:
+def gpu_kernel(nan: str, arch: str) -> blkc.Kernel:
     kernel = blkc.compile(EXTREMA.replace("NAN", nan), target="ptx", arch=arch)
-    assert isinstance(kernel, GpuKernel)
+    assert isinstance(kernel.program, GpuKernel)
     return kernel
 
 

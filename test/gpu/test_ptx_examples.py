@@ -9,6 +9,7 @@ import pytest
 
 import blkc
 from blkc import targets
+from blkc.backends import TargetOptions
 from blkc.runtime import ptx
 from blkc.runtime.gpu_kernel import STAGES, GpuKernel
 
@@ -17,10 +18,10 @@ NAMES = sorted(p.stem for p in EXAMPLES.glob("*.mlir"))
 needs_ptxas = pytest.mark.skipif(not ptx.ptxas_available(), reason="ptxas is not installed")
 
 
-def compiled(name: str, arch: str) -> GpuKernel:
+def compiled(name: str, arch: str) -> blkc.Kernel:
     path = EXAMPLES / f"{name}.mlir"
     kernel = blkc.compile(path.read_text(), target="ptx", filename=str(path), arch=arch)
-    assert isinstance(kernel, GpuKernel)
+    assert isinstance(kernel.program, GpuKernel)
     return kernel
 
 
@@ -35,7 +36,7 @@ def test_example_compiles_to_ptx(name: str, arch: str) -> None:
     assert ".maxntid 128" in text
     assert "ld.global" in text  # pointer arguments are global memory
     assert "ld.local" not in text and "st.local" not in text  # per-thread buffers in registers
-    assert kernel.num_warps == 4
+    assert kernel.program.num_warps == 4 and kernel.program.threads == 128
 
 
 @needs_ptxas
@@ -43,7 +44,7 @@ def test_example_compiles_to_ptx(name: str, arch: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_example_assembles_without_spills(name: str, arch: str) -> None:
     kernel = compiled(name, arch)
-    report = kernel.ptxas_report()
+    report = kernel.program.ptxas_report()
     assert report is not None
     assert kernel.spills == 0 and report.stack == 0
     assert kernel.n_regs is not None and 0 < kernel.n_regs <= 255
@@ -99,6 +100,9 @@ def test_kernel_round_trips_through_cache_data() -> None:
     import json
 
     kernel = compiled("softmax", "sm_80")
-    again = GpuKernel.from_meta(json.loads(json.dumps(kernel.to_meta())))
+    options = TargetOptions("ptx", 4, "sm_80")
+    again = blkc.Kernel.from_meta(json.loads(json.dumps(kernel.to_meta())), options)
     assert again.asm == kernel.asm and again.params == kernel.params
-    assert (again.name, again.arch, again.num_warps) == ("softmax", "sm_80", 4)
+    assert isinstance(again.program, GpuKernel)
+    program = again.program
+    assert (program.name, program.arch, program.num_warps) == ("softmax", "sm_80", 4)

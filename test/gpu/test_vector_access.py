@@ -130,9 +130,9 @@ def info_of(function: func.FuncOp, name: str) -> AxisInfo:
     raise KeyError(name)
 
 
-def gpu_kernel(text: str, arch: str) -> GpuKernel:
+def gpu_kernel(text: str, arch: str) -> blkc.Kernel:
     kernel = blkc.compile(text, target="ptx", arch=arch)
-    assert isinstance(kernel, GpuKernel)
+    assert isinstance(kernel.program, GpuKernel)
     return kernel
 
 

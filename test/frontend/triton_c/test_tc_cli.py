@@ -48,7 +48,7 @@ def test_list_define_tunes_on_run(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = blkc(str(EXAMPLES / "vector_add.tc"), "-DTM=[64,128]", "--run",
                             "--grid", "4", "--size", "512", capsys=capsys)
     assert status == 0
-    assert "blkc: tuning 'vector_add' over 2 candidates" in err
+    assert "blkc: autotuning vector_add [1/2]" in err
     assert "TM=64" in err and "TM=128" in err
     assert "ran vector_add" in out
 

@@ -46,7 +46,7 @@ def test_tuning_picks_one_candidate_and_keeps_results_exact(
     out = numpy.zeros(32, numpy.float32)
     launch(out)
     err = capsys.readouterr().err
-    assert "blkc: tuning 'accumulate' over 4 candidates" in err
+    assert "blkc: autotuning accumulate [1/4]" in err and "[4/4]" in err
     for label in ("TM=64 WIDTH=16", "TM=64 WIDTH=32", "TM=256 WIDTH=16", "TM=256 WIDTH=32"):
         assert f"] {label}: " in err
     assert "chose " in err

@@ -1,0 +1,204 @@
+"""The `cpu` target: one program is one loop nest per block, vectorized by LLVM, the grid
+run on every core.
+
+Lowering: `carry-pointer-offsets`, `convert-blk-to-loops`, `lower-int-semantics`,
+`emulate-small-floats`; then LLVM IR (`blkc.runtime.llvm_codegen`), llvmlite's O3 and
+MCJIT. Each launch checks whether its arrays share bytes and picks one of two variants:
+for arrays that do not, the loops lowered with `disjoint-args` and pointer arguments
+marked `noalias`; for arrays that do, neither (lowered again only where the option made a
+difference). Each variant's native code is compiled on first use, and cached on disk.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from blkc.backends import Backend, TargetOptions
+from blkc.pipeline import apply_passes, build_passes, make_context, parse_attributes
+from blkc.runtime import cache, launch
+from blkc.runtime.jit import CompiledModule, compile_ir
+from blkc.runtime.llvm_codegen import emit_module
+
+if TYPE_CHECKING:
+    from blkc.kernel import Kernel
+
+LOWERING = "carry-pointer-offsets,convert-blk-to-loops,lower-int-semantics,emulate-small-floats"
+
+
+def lower_variants(module: ModuleOp, lowering: str) -> dict[bool, ModuleOp]:
+    """Run the passes `lowering` names on the strict `module`, with the loop lowerings told
+    that distinct pointer arguments do not overlap (`disjoint-args`): the loop IR for
+    launches whose arrays do not (True). Where that assumption changed the lowering, lower
+    a copy of the strict IR again without it, for launches whose arrays do (False); else
+    both share `module`."""
+    from blkc.passes.convert_blk_to_loops import relies_on_disjoint_args
+
+    passes = build_passes(lowering)
+    assuming = tuple(_assuming_disjoint_args(p) for p in passes)
+    aliased = module.clone() if assuming != passes else None
+    ctx = make_context()
+    apply_passes(ctx, module, assuming)
+    if aliased is None or not relies_on_disjoint_args(module):
+        return {True: module, False: module}
+    apply_passes(ctx, aliased, passes)
+    return {True: module, False: aliased}
+
+
+def _assuming_disjoint_args(module_pass: ModulePass) -> ModulePass:
+    if any(f.name == "disjoint_args" for f in fields(module_pass)):
+        return replace(module_pass, disjoint_args=True)
+    return module_pass
+
+
+@dataclass
+class _Binary:
+    """One variant's native code, ready to call."""
+
+    compiled: CompiledModule
+    launcher: Callable[..., None]
+    errors: ctypes.c_uint32
+    """The kernel's out-of-bounds record (see `KernelSignature.errors`)."""
+
+    def check_accesses(self, name: str, accesses: Sequence[str]) -> None:
+        """Raise IndexError when the last launch touched memory outside its arrays."""
+        if not self.errors.value:
+            return
+        self.errors.value = 0
+        where = accesses[0] if len(accesses) == 1 else "one of " + ", ".join(accesses)
+        raise IndexError(
+            f"kernel '{name}' accessed memory outside the arrays it was given, at {where} "
+            "(the access was skipped; check the offsets and the mask)"
+        )
+
+
+@dataclass
+class CpuProgram:
+    """A kernel's LLVM IR for the CPU and, once compiled, its native code."""
+
+    launcher: str
+    """The symbol of the exported grid launcher."""
+    abi: list[Any]
+    """The parameter types the launcher takes (signless, as the code generator saw them)."""
+    errors: str
+    """The symbol of the kernel's out-of-bounds record."""
+    accesses: list[str]
+    """The source location of each memory access the kernel checks."""
+    llvm_variants: dict[bool, str]
+    """The LLVM IR for launches whose arrays do not overlap (True: lowered with
+    `disjoint-args`, pointer arguments marked noalias) and for those whose arrays do."""
+    opt: int = 3
+    cache_key: str | None = None
+    _binaries: dict[bool, _Binary] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def binary(self, noalias: bool) -> _Binary:
+        """The native code of a variant (compiled, or loaded from the disk cache, once)."""
+        with self._lock:
+            if noalias not in self._binaries:
+                self._binaries[noalias] = self._load_or_compile(noalias)
+            return self._binaries[noalias]
+
+    def _load_or_compile(self, noalias: bool) -> _Binary:
+        launch.register_runtime_symbols()
+        variant = "noalias" if noalias else "alias"
+        cached = cache.load_binary(self.cache_key, variant) if self.cache_key else None
+        compiled = None
+        if cached is not None:
+            try:
+                compiled = compile_ir(cached[0], self.opt, optimized=True, object_code=cached[1])
+            except RuntimeError:
+                compiled = None  # a damaged entry: compile again
+        if compiled is None:
+            compiled = compile_ir(self.llvm_variants[noalias], self.opt)
+            if self.cache_key and compiled.object_code:
+                cache.store_binary(self.cache_key, variant, compiled.llvm_ir, compiled.object_code)
+        prototype = ctypes.CFUNCTYPE(None, *launch.launcher_ctypes(self.abi))
+        errors = ctypes.c_uint32.from_address(compiled.engine.get_global_value_address(self.errors))
+        return _Binary(compiled, prototype(compiled.address(self.launcher)), errors)
+
+
+class CpuBackend(Backend):
+    """Loop nests on the host CPU (see the module's docstring)."""
+
+    name = "cpu"
+    stages = ("loose", "strict", "loops", "llvm", "asm")
+
+    def key_parts(self, options: TargetOptions) -> tuple[object, ...]:
+        return ()  # one CPU lowering, whatever the GPU options say
+
+    def lowering(self, options: TargetOptions) -> str:
+        return LOWERING
+
+    def build(
+        self, module: ModuleOp, name: str, options: TargetOptions, cache_key: str | None
+    ) -> tuple[dict[str, str], CpuProgram]:
+        lowered = lower_variants(module, self.lowering(options))
+        checked = options.check_bounds
+        variants = {
+            noalias: emit_module(lowered[noalias], noalias=noalias, check_bounds=checked)
+            for noalias in (True, False)
+        }
+        signature = variants[True].kernels[name]
+        program = CpuProgram(
+            signature.launcher,
+            list(signature.params),
+            signature.errors,
+            signature.accesses,
+            {noalias: emitted.llvm_ir for noalias, emitted in variants.items()},
+            options.opt,
+            cache_key,
+        )
+        return {"loops": str(lowered[True]), "llvm": program.llvm_variants[True]}, program
+
+    def launch(
+        self, kernel: Kernel, grid: launch.Grid, args: Sequence[object], meta: dict[str, Any]
+    ) -> None:
+        program: CpuProgram = kernel.program
+        converted = launch.convert_args(kernel.name, kernel.params, args)
+        shape = launch.normalize_grid(grid, meta)
+        binary = program.binary(launch.no_overlap(converted.arrays))
+        bounds = launch.array_bounds(kernel.params, converted.arrays)
+        launch.run_grid(binary.launcher, [*converted.values, bounds], shape)
+        binary.check_accesses(kernel.name, program.accesses)
+
+    def prepare(self, kernel: Kernel) -> None:
+        kernel.program.binary(True)
+
+    def asm(self, kernel: Kernel) -> dict[str, str]:
+        if "asm" not in kernel.stages:
+            binary = kernel.program.binary(True)
+            kernel.stages["llvm"] = binary.compiled.llvm_ir
+            kernel.stages["asm"] = binary.compiled.assembly()
+        return kernel.stages
+
+    def program_meta(self, program: CpuProgram) -> dict[str, Any]:
+        return {
+            "launcher": program.launcher,
+            "abi": [str(t) for t in program.abi],
+            "errors": program.errors,
+            "accesses": program.accesses,
+            "llvm": {"noalias": program.llvm_variants[True], "alias": program.llvm_variants[False]},
+        }
+
+    def program_from_meta(
+        self, meta: dict[str, Any], options: TargetOptions, cache_key: str | None
+    ) -> CpuProgram:
+        return CpuProgram(
+            meta["launcher"],
+            parse_attributes(meta["abi"]),
+            meta["errors"],
+            list(meta["accesses"]),
+            {True: meta["llvm"]["noalias"], False: meta["llvm"]["alias"]},
+            options.opt,
+            cache_key,
+        )
+
+
+__all__ = ["LOWERING", "CpuBackend", "CpuProgram", "lower_variants"]

@@ -1,0 +1,55 @@
+"""Grids, and the one ``obj[grid](*args)`` launch syntax everything launchable shares.
+
+Light on purpose (NumPy only): `@blkc.jit` functions use it before anything compiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy
+
+Grid = tuple[int, ...] | Callable[[dict[str, Any]], tuple[int, ...]]
+
+
+class Launchable:
+    """``obj[grid](*args, **kwargs)`` for everything that launches: compiled kernels,
+    `@blkc.jit` functions, autotuners and Triton-C kernels. `grid` is a tuple (or list) of
+    1 to 3 ints, an int, or a function of the launch's meta-parameters returning one."""
+
+    def launch(self, grid: Grid, args: Sequence[object], kwargs: dict[str, Any]) -> None:
+        """Run over `grid` with the positional and keyword arguments of the call."""
+        raise NotImplementedError
+
+    def __getitem__(self, grid: Grid) -> Callable[..., None]:
+        check_grid(grid)
+
+        def run(*args: object, **kwargs: Any) -> None:
+            self.launch(grid, args, kwargs)
+
+        return run
+
+
+def check_grid(grid: object, function: bool = True) -> None:
+    """A TypeError unless `grid` can be a grid (or, where `function`, a function returning
+    one); its values are checked at launch."""
+    if (
+        function
+        and callable(grid)
+        or isinstance(grid, int | numpy.integer)
+        and not isinstance(grid, bool)
+    ):
+        return
+    if isinstance(grid, tuple | list) and all(
+        isinstance(g, int | numpy.integer) and not isinstance(g, bool) for g in grid
+    ):
+        return
+    what = "a grid function must return" if not function else "a grid is"
+    raise TypeError(
+        f"{what} a tuple of 1 to 3 ints (or a function of the meta-parameters returning "
+        f"one), not {grid!r}"
+    )
+
+
+__all__ = ["Grid", "Launchable", "check_grid"]
