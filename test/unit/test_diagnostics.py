@@ -481,7 +481,7 @@ def test_import_blkc_does_not_import_xdsl() -> None:
 def test_import_universe_does_not_import_the_dialect_or_passes() -> None:
     code = (
         "import sys, blkc.universe as u; assert 'blk' in u.BLKC_UNIVERSE.all_dialects; "
-        "print(sorted(m for m in sys.modules if m.startswith(('blkc.dialects', 'blkc.passes.'))))"
+        "print(sorted(m for m in sys.modules if m.startswith(('blkc.dialects.', 'blkc.passes.'))))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "['blkc.passes.registry']", result.stderr
