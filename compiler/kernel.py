@@ -26,7 +26,8 @@ from xdsl.utils.exceptions import ParseError
 from blkc import backends
 from blkc.backends import Backend, TargetOptions
 from blkc.diagnostics import error_at
-from blkc.dialects.blk import DIVISIBILITY_ATTR, KERNEL_ATTR
+from blkc.dialects.blk import DIVISIBILITY_ATTR
+from blkc.dialects.kernels import find_kernel
 from blkc.passes.promotion import default_policy
 from blkc.pipeline import parse, parse_attributes, run_pipeline, to_strict_spec
 from blkc.runtime import cache
@@ -303,23 +304,10 @@ def _check_divisibility(name: str, divisibility: list[int | None], args: Sequenc
 
 
 def _pick_kernel(module: ModuleOp, name: str | None) -> str:
-    kernels = [
-        op.sym_name.data
-        for op in module.walk()
-        if isinstance(op, func.FuncOp) and KERNEL_ATTR in op.attributes
-    ]
-    if name is not None:
-        if name not in kernels:
-            raise error_at(module, f"no kernel '{name}' (kernels: {', '.join(kernels) or 'none'})")
-        return name
-    if len(kernels) != 1:
-        raise error_at(
-            module,
-            "the module has "
-            + (f"several kernels ({', '.join(kernels)}): name one" if kernels else "no kernel")
-            + " (a kernel is a func.func with the blk.kernel attribute)",
-        )
-    return kernels[0]
+    try:
+        return find_kernel(module, name).sym_name.data
+    except ValueError as err:
+        raise error_at(module, str(err)) from None
 
 
 __all__ = ["Kernel", "compile", "compile_cached"]

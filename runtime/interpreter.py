@@ -44,6 +44,7 @@ from xdsl.traits import SymbolTable
 from blkc import dtypes
 from blkc.diagnostics import Diagnostic, Severity, error_at, op_location
 from blkc.dialects import blk
+from blkc.dialects.kernels import find_kernel
 from blkc.dialects.types import PtrType, element_type, shape_of
 from blkc.dtypes import DType
 from blkc.passes.verify_strict import strict_problem
@@ -101,7 +102,7 @@ def run(
     for an out-of-bounds access, AssertionError for a failing ``blk.assert``,
     NotImplementedError for an op the interpreter does not know.
     """
-    kernel_op = _find_kernel(module, kernel)
+    kernel_op = find_kernel(module, kernel)
     _check_strict(kernel_op)
     sizes = _check_grid(grid)
     params = _bind_arguments(kernel_op, args)
@@ -110,23 +111,6 @@ def run(
             for y in range(sizes[1]):
                 for x in range(sizes[0]):
                     _Program(module, (x, y, z), sizes).call(kernel_op, params)
-
-
-def _find_kernel(module: ModuleOp, name: str | None) -> func.FuncOp:
-    kernels = [
-        op
-        for op in module.walk()
-        if isinstance(op, func.FuncOp) and blk.KERNEL_ATTR in op.attributes
-    ]
-    names = ", ".join(k.sym_name.data for k in kernels) or "none"
-    if name is None:
-        if len(kernels) != 1:
-            raise ValueError(f"name the kernel to run: the module has {len(kernels)} ({names})")
-        return kernels[0]
-    for k in kernels:
-        if k.sym_name.data == name:
-            return k
-    raise ValueError(f"no kernel named '{name}' in the module (kernels: {names})")
 
 
 def _check_strict(kernel: func.FuncOp) -> None:

@@ -638,7 +638,7 @@ def test_arguments_are_checked_against_the_parameters(make_strict: StrictModule)
     with pytest.raises(ValueError, match="grid must be 1 to 3"):
         interpreter.run(module, None, (1, 1, 1, 1), [f32, f32, f32, 8])
     with pytest.raises(
-        ValueError, match=re.escape("no kernel named 'add' in the module (kernels: vector_add)")
+        ValueError, match=re.escape("no kernel 'add' (kernels: vector_add)")
     ):
         interpreter.run(module, "add", (1,), [f32, f32, f32, 8])
 
