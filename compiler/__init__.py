@@ -17,9 +17,9 @@ if TYPE_CHECKING:
         next_power_of_2,
     )
     from blkc.kernel import Kernel, compile
-    from blkc.passes.promotion import set_default_policy
-    from blkc.passes.promotion.base import PromotionError
     from blkc.pipeline import parse, run_pipeline
+    from blkc.promotion import set_default_policy
+    from blkc.promotion.base import PromotionError
 
 __all__ = [
     "BlkcError",
@@ -52,10 +52,10 @@ _LAZY = {
     "jit": "blkc.jitfunction",
     "next_power_of_2": "blkc.jitfunction",
     "compile": "blkc.kernel",
-    "PromotionError": "blkc.passes.promotion.base",
+    "PromotionError": "blkc.promotion.base",
     "parse": "blkc.pipeline",
     "run_pipeline": "blkc.pipeline",
-    "set_default_policy": "blkc.passes.promotion",
+    "set_default_policy": "blkc.promotion",
 }
 
 

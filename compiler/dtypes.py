@@ -223,6 +223,45 @@ def is_dtype_type(attr: Attribute) -> bool:
     return attr in _xdsl_index()
 
 
+def lost_information(src: DType, dst: DType) -> str | None:
+    """What converting `src` to `dst` can lose, or None when every value survives exactly."""
+    if src == dst or src.is_bool:
+        return None
+    if dst.is_bool:
+        return "every nonzero value becomes true"
+    if src.is_float and (dst.is_int):
+        return "the fraction is dropped and values outside the integer range do not fit"
+    if src.is_int and dst.is_int:
+        lo, hi = src.int_range
+        dlo, dhi = dst.int_range
+        if lo < dlo or hi > dhi:
+            return f"{src.name} values outside [{dlo}, {dhi}] wrap around"
+        return None
+    if src.is_int and dst.is_float:
+        if src.significand_bits > dst.significand_bits:
+            return (
+                f"{dst.name} holds integers exactly only up to 2**{dst.significand_bits}; "
+                f"{src.name} values need up to {src.significand_bits} bits"
+            )
+        if src.int_range[1] > _max_finite(dst):
+            return f"{src.name} values above {_max_finite(dst):g} overflow {dst.name}"
+        return None
+    if src.is_float and dst.is_float:
+        if dst.significand_bits < src.significand_bits:
+            return (
+                f"{dst.name} keeps {dst.significand_bits} significant bits of the "
+                f"{src.significand_bits} of {src.name}"
+            )
+        if dst.max_exponent < src.max_exponent:
+            return f"{src.name} values above {_max_finite(dst):g} overflow {dst.name}"
+        return None
+    return None
+
+
+def _max_finite(d: DType) -> float:
+    return float(ml_dtypes.finfo(d.numpy).max)
+
+
 @cache
 def _numpy_dtype(name: str) -> numpy.dtype[Any]:
     if name == "bool":

@@ -465,8 +465,8 @@ class ElementwiseOp(BlkOp, ABC):
         trait = self.get_trait(Promotes)
         if trait is None:
             return
-        from blkc.passes.promotion.base import PromotionError
-        from blkc.passes.promotion.ir import decide, module_policy
+        from blkc.dialects.promotion import decide, module_policy
+        from blkc.promotion.base import PromotionError
 
         policy = module_policy(self)
         if policy is None:

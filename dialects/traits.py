@@ -1,7 +1,8 @@
 """Traits that generic passes ask `blk` ops about, instead of switching over op names.
 
 `promote-types` asks an op which operands share one computation dtype and what kind of
-computation it is (the promotion policy answers differently for ``/`` than for ``+``);
+computation it is (a `Computation`, which the promotion policy answers differently for
+``/`` than for ``+``);
 `insert-broadcasts` asks which operands broadcast together and to what.
 """
 
@@ -11,41 +12,8 @@ from dataclasses import dataclass
 
 from xdsl.ir import Operation
 from xdsl.traits import OpTrait
-from xdsl.utils.str_enum import StrEnum
 
-
-class Computation(StrEnum):
-    """What an op computes, as the promotion policies distinguish it."""
-
-    ARITH = "arith"
-    """``+ *``, fma: the common dtype of the operands."""
-    SUBTRACT = "subtract"
-    """``-``, binary and unary: like ARITH, but most libraries refuse bools (``True - True``,
-    ``-True``) that they add."""
-    ABS = "abs"
-    """``abs``: like ARITH, except that the absolute value of a complex number is real."""
-    MINMAX = "minmax"
-    """``minimum maximum``: like ARITH, over dtypes the policy orders."""
-    TRUEDIV = "truediv"
-    """``/``: integers give a float."""
-    FLOORDIV = "floordiv"
-    """``//``: rounding chosen by the policy."""
-    MOD = "mod"
-    """``%``: rounding chosen by the policy."""
-    BITWISE = "bitwise"
-    """``& | ^ ~``: bools and integers only."""
-    SHIFT = "shift"
-    """``<< >>``: integers only."""
-    COMPARE = "compare"
-    """``== !=``: the common dtype, then a bool result."""
-    ORDER = "order"
-    """``< <= > >=``: like COMPARE, over dtypes the policy orders."""
-    SELECT = "select"
-    """``where``: the two values share a dtype; the condition is bool."""
-    FLOAT_MATH = "float_math"
-    """``exp sqrt sin ...``: floats only; integers become floats."""
-    ROUNDING_MATH = "rounding_math"
-    """``floor ceil``: floats only; integers become floats; complex numbers are refused."""
+from blkc.promotion.computation import Computation
 
 
 @dataclass(frozen=True)

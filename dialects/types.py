@@ -1,4 +1,4 @@
-"""Types of the `blk` dialect and the helpers that read value types.
+"""Types of the `blk` dialect, the helpers that read value types, and typed constants.
 
 A blk value is one of:
 
@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from xdsl.dialects.builtin import StringAttr, TensorType
+import numpy
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.parser import AttrParser
@@ -143,3 +144,21 @@ def dtype_of(t: Attribute) -> DType | None:
 def describe(t: Attribute) -> str:
     """`t` as the IR spells it, for messages."""
     return str(t)
+
+
+def typed_value(value: bool | int | float, dtype: DType) -> Attribute:
+    """A Python literal as a typed scalar attribute of `dtype`: floats rounded to the dtype
+    (overflowing to infinity, as a cast does), integers wrapped."""
+    if dtype.is_float:
+        with numpy.errstate(over="ignore"):
+            rounded = float(numpy.array(float(value), numpy.float64).astype(dtype.numpy))
+        return FloatAttr(rounded, dtype.xdsl)
+    if dtype.is_complex:
+        raise TypeError(f"{dtype.name} constants are not supported in kernels")
+    integer = int(value)
+    lo, hi = dtype.int_range
+    span = hi - lo + 1
+    wrapped = (integer - lo) % span + lo
+    if dtype.is_bool:
+        wrapped = int(bool(value))
+    return IntegerAttr(wrapped, dtype.xdsl)

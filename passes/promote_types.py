@@ -22,16 +22,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy
 from xdsl.context import Context
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp, StringAttr, UnitAttr
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnitAttr
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from blkc import dtypes
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
+from blkc.dialects.promotion import decide, module_policy
 from blkc.dialects.traits import Promotes
 from blkc.dialects.types import (
     PtrType,
@@ -40,12 +40,12 @@ from blkc.dialects.types import (
     dtype_of,
     element_type,
     shape_of,
+    typed_value,
     with_element,
 )
 from blkc.dtypes import DType
-from blkc.passes.promotion import canonical_name, default_policy, get_policy
-from blkc.passes.promotion.base import Policy, PromotionError
-from blkc.passes.promotion.ir import decide, module_policy
+from blkc.promotion import canonical_name, default_policy, get_policy
+from blkc.promotion.base import Policy, PromotionError
 
 _ACCUMULATES = (blk.ReduceKind.SUM, blk.ReduceKind.PROD)
 _SELECTS = (blk.ReduceKind.MAX, blk.ReduceKind.MIN, blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN)
@@ -252,24 +252,6 @@ class _Promoter:
         constant.location = owner.location
         _insert_before(constant, user)
         return constant.result
-
-
-def typed_value(value: bool | int | float, dtype: DType) -> Attribute:
-    """A Python literal as a typed scalar attribute of `dtype`: floats rounded to the dtype
-    (overflowing to infinity, as a cast does), integers wrapped."""
-    if dtype.is_float:
-        with numpy.errstate(over="ignore"):
-            rounded = float(numpy.array(float(value), numpy.float64).astype(dtype.numpy))
-        return FloatAttr(rounded, dtype.xdsl)
-    if dtype.is_complex:
-        raise TypeError(f"{dtype.name} constants are not supported in kernels")
-    integer = int(value)
-    lo, hi = dtype.int_range
-    span = hi - lo + 1
-    wrapped = (integer - lo) % span + lo
-    if dtype.is_bool:
-        wrapped = int(bool(value))
-    return IntegerAttr(wrapped, dtype.xdsl)
 
 
 def operand_index(op: Operation, name: str) -> int:

@@ -45,9 +45,9 @@ from blkc import dtypes
 from blkc.diagnostics import Diagnostic, Severity, error_at, op_location
 from blkc.dialects import blk
 from blkc.dialects.kernels import find_kernel
+from blkc.dialects.strict import strict_problem
 from blkc.dialects.types import PtrType, element_type, shape_of
 from blkc.dtypes import DType
-from blkc.passes.verify_strict import strict_problem
 from blkc.runtime import numerics
 from blkc.runtime.numerics import Array
 

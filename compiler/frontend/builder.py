@@ -43,6 +43,7 @@ from blkc import dtypes
 from blkc.broadcasting import BroadcastError, broadcast_shapes, format_shape
 from blkc.diagnostics import BlkcError, SourceLocation, error_at
 from blkc.dialects import blk
+from blkc.dialects.promotion import decide
 from blkc.dialects.traits import Computation, Promotes
 from blkc.dialects.types import (
     PtrType,
@@ -51,14 +52,12 @@ from blkc.dialects.types import (
     dtype_of,
     element_type,
     shape_of,
+    typed_value,
     with_element,
 )
-from blkc.dtypes import DType
-from blkc.passes.promote_types import typed_value
-from blkc.passes.promotion import canonical_name, get_policy
-from blkc.passes.promotion.base import Operand, PromotionError
-from blkc.passes.promotion.ir import decide
-from blkc.passes.warn_lossy_casts import lost_information
+from blkc.dtypes import DType, lost_information
+from blkc.promotion import canonical_name, get_policy
+from blkc.promotion.base import Operand, PromotionError
 
 BINARY_OPS: dict[str, type[blk.BinaryOp]] = {
     "add": blk.AddOp,

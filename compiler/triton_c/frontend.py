@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from blkc.diagnostics import BlkcError, Diagnostic
 from blkc.kernel import compile as compile_module
-from blkc.passes.promotion import default_policy
+from blkc.promotion import default_policy
 from blkc.targets import resolve as resolve_target
 from blkc.triton_c.codegen import generate
 from blkc.triton_c.lexer import Token, error

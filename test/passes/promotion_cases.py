@@ -1,4 +1,4 @@
-"""Turns the reference tables (passes/promotion/tables/*.json) into promotion cases.
+"""Turns the reference tables (compiler/promotion/tables/*.json) into promotion cases.
 
 Each section of a table asks a policy one question (`SECTIONS`): what an elementwise
 operation of some `Computation` gives (`Policy.decide`), what a reduction or scan
@@ -23,7 +23,7 @@ from blkc.dialects.traits import Computation
 from blkc.dtypes import DType
 from blkc.passes.promotion.base import Operand, Policy, Scalar
 
-TABLES = Path(__file__).resolve().parents[2] / "passes" / "promotion" / "tables"
+TABLES = Path(__file__).resolve().parents[2] / "compiler" / "promotion" / "tables"
 
 
 class Question(Protocol):

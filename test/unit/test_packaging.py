@@ -31,7 +31,8 @@ def test_wheel_maps_folders_under_blkc_and_registers_entry_points(tmp_path: Path
         "blkc/dtypes.py",
         "blkc/dialects/blk.py",
         "blkc/passes/registry.py",
-        "blkc/passes/promotion/tables/numpy.json",
+        "blkc/promotion/tables/numpy.json",
+        "blkc/passes/promotion/base.py",
         "blkc/tools/blk_opt.py",
     ):
         assert path in names, path

@@ -3,7 +3,7 @@
 This script is run BY HAND, in a scratch environment that has the libraries installed.
 It is never imported or run by blkc's tests, which only read the JSON files it writes.
 
-    python passes/promotion/tables/generate.py LIBRARY [--out DIR]
+    python compiler/promotion/tables/generate.py LIBRARY [--out DIR]
 
 LIBRARY is one of: numpy, jax, torch, array_api, triton. The script writes LIBRARY.json
 into DIR (default: the folder holding this script). Each library is imported only when
@@ -300,7 +300,7 @@ def build_array_tables(lib: ArrayLibrary) -> dict[str, Any]:
             "library": lib.name,
             "version": version,
             "extra_versions": extra_versions,
-            "generated_by": f"python passes/promotion/tables/generate.py {lib.name}",
+            "generated_by": f"python compiler/promotion/tables/generate.py {lib.name}",
             "notes": [
                 "Arrays are 1-d of shape (2,) filled with ones (0-d arrays: shape ()), so no "
                 "cell is produced by an overflowing value; division by zero never happens.",
@@ -652,7 +652,7 @@ TRITON_DOT_ACC_COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("acc=int32", "acc", "int32"),
 )
 
-_TRITON_HEADER = '''"""Temporary kernels written by blkc's passes/promotion/tables/generate.py."""
+_TRITON_HEADER = '''"""Temporary kernels written by blkc's compiler/promotion/tables/generate.py."""
 import triton
 import triton.language as tl
 
@@ -1056,7 +1056,7 @@ def build_triton() -> dict[str, Any]:
             "library": "triton",
             "version": triton.__version__,
             "extra_versions": {},
-            "generated_by": "python passes/promotion/tables/generate.py triton",
+            "generated_by": "python compiler/promotion/tables/generate.py triton",
             "notes": [],
             "dtypes": names,
             "array_array": pair("tensor_tensor_add", names),
