@@ -11,6 +11,7 @@ or partial entries are ignored (and rebuilt); `BLKC_CACHE=0` turns the cache off
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import os
 import tempfile
@@ -38,14 +39,12 @@ def directory() -> Path:
 @cache
 def _compiler_source() -> str:
     """A hash of blkc's own Python sources: a changed compiler never reuses old entries."""
-    import blkc
-
     digest = hashlib.sha256()
-    roots = {Path(blkc.__file__).parent}
-    roots.update(Path(p) for p in getattr(blkc, "__path__", []))
-    for name in ("dialects", "passes", "runtime"):
-        module = __import__(f"blkc.{name}", fromlist=["__file__"])
-        roots.add(Path(module.__file__).parent)
+    roots: set[Path] = set()
+    for name in ("blkc", "blkc.dialects", "blkc.passes", "blkc.runtime"):
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.submodule_search_locations is not None, name
+        roots.update(Path(p) for p in spec.submodule_search_locations)
     for root in sorted(roots):
         for path in sorted(root.rglob("*.py")):
             digest.update(path.read_bytes())
@@ -56,9 +55,9 @@ def _compiler_source() -> str:
 def _environment() -> str:
     import llvmlite.binding as llvm
 
-    from blkc.runtime.jit import _initialize
+    from blkc.runtime.jit import initialize
 
-    _initialize()
+    initialize()
     parts = [
         version("blkc"),
         _compiler_source(),

@@ -21,14 +21,15 @@ _lock = threading.Lock()
 
 
 @cache
-def _initialize() -> None:
+def initialize() -> None:
+    """Initialize LLVM's native target, its assembly printer and parser (once)."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     llvm.initialize_native_asmparser()
 
 
 def host_triple() -> str:
-    _initialize()
+    initialize()
     return llvm.get_process_triple()
 
 
@@ -36,7 +37,7 @@ def host_triple() -> str:
 def streaming_stores_supported() -> bool:
     """Whether the host has non-temporal vector stores (x86 with SSE2; other hosts keep
     plain stores)."""
-    _initialize()
+    initialize()
     triple = llvm.get_process_triple()
     x86 = triple.startswith(("x86_64", "i686", "i386"))
     return x86 and bool(llvm.get_host_cpu_features().get("sse2"))
@@ -80,7 +81,7 @@ def mark_nontemporal(llvm_ir: str) -> str:
 
 
 def _target_machine(opt: int) -> llvm.TargetMachine:
-    _initialize()
+    initialize()
     target = llvm.Target.from_triple(llvm.get_process_triple())
     return target.create_target_machine(
         cpu=llvm.get_host_cpu_name(),
@@ -147,7 +148,7 @@ def compile_ir(
     machine), MCJIT loads it instead of generating code again.
     """
     with _lock:
-        _initialize()
+        initialize()
         module = llvm.parse_assembly(llvm_ir)
         module.verify()
         tm = _target_machine(opt)
