@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from abc import ABC
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -42,7 +42,6 @@ from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, 
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
-    OptOperandDef,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -53,7 +52,17 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    OperandDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    VariableDirective,
+    irdl_custom_directive,
+)
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -131,34 +140,62 @@ class AtomicKind(StrEnum):
     XCHG = "xchg"
 
 
+class _NamesItsValues:
+    """Mixin of the enum attributes: a word that is not a value is refused with the
+    values allowed (xDSL's own message lists them but names no role)."""
+
+    enum_type: ClassVar[type[StrEnum]]
+    ROLE: ClassVar[str]
+    """What the enum says, in the error message (``predicate``, ``fill``, ...)."""
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> StrEnum:
+        pos = parser.pos
+        word = parser.parse_optional_identifier_or_str_literal()
+        allowed = [e.value for e in cls.enum_type]
+        if word not in allowed:
+            parser.raise_error(
+                f"'{word}' is not a valid {cls.ROLE}; expected one of: " + ", ".join(allowed),
+                pos,
+                parser.pos,
+            )
+        return cls.enum_type(word)
+
+
 @irdl_attr_definition
-class RoundingAttr(EnumAttribute[Rounding], SpacedOpaqueSyntaxAttribute):
+class RoundingAttr(_NamesItsValues, EnumAttribute[Rounding], SpacedOpaqueSyntaxAttribute):
     name = "blk.rounding"
+    ROLE = "rounding"
 
 
 @irdl_attr_definition
-class NanAttr(EnumAttribute[Nan], SpacedOpaqueSyntaxAttribute):
+class NanAttr(_NamesItsValues, EnumAttribute[Nan], SpacedOpaqueSyntaxAttribute):
     name = "blk.nan"
+    ROLE = "nan"
 
 
 @irdl_attr_definition
-class ShiftFillAttr(EnumAttribute[ShiftFill], SpacedOpaqueSyntaxAttribute):
+class ShiftFillAttr(_NamesItsValues, EnumAttribute[ShiftFill], SpacedOpaqueSyntaxAttribute):
     name = "blk.shift_fill"
+    ROLE = "fill"
 
 
 @irdl_attr_definition
-class CmpPredicateAttr(EnumAttribute[CmpPredicate], SpacedOpaqueSyntaxAttribute):
+class CmpPredicateAttr(_NamesItsValues, EnumAttribute[CmpPredicate], SpacedOpaqueSyntaxAttribute):
     name = "blk.predicate"
+    ROLE = "predicate"
 
 
 @irdl_attr_definition
-class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
+class ReduceKindAttr(_NamesItsValues, EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
     name = "blk.reduce_kind"
+    ROLE = "reduction kind"
 
 
 @irdl_attr_definition
-class AtomicKindAttr(EnumAttribute[AtomicKind], SpacedOpaqueSyntaxAttribute):
+class AtomicKindAttr(_NamesItsValues, EnumAttribute[AtomicKind], SpacedOpaqueSyntaxAttribute):
     name = "blk.atomic_kind"
+    ROLE = "atomic kind"
 
 
 # --------------------------------------------------------------------------------------
@@ -235,27 +272,16 @@ def _same_dtype(types: Sequence[Attribute]) -> dtypes.DType | None:
 
 
 # --------------------------------------------------------------------------------------
-# The common custom syntax of value ops
+# The signature of value ops: one type (the short form) or all of them
 # --------------------------------------------------------------------------------------
 
 
 class BlkOp(IRDLOperation, ABC):
-    """Base of the ops with blk's value syntax.
+    """Base of the ops whose signature has a short form (printed by `Signature`).
 
-    ``[prefix ','] positional operands (keyword operand)* (clause '=' value)* attr-dict
-    ':' signature``, where the signature is either one type (the short form, from which
-    every operand and result type follows, see `short_signature`) or the full
-    ``operand types '->' result type``.
+    The signature is either one type, from which every operand and result type follows
+    (see `short_signature`), or the full ``operand types '->' result type``.
     """
-
-    PREFIX: ClassVar[str | None] = None
-    """An enum property printed before the operands (``blk.cmp lt, %a, %b``)."""
-    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ()
-    """Optional operands printed after a keyword (``mask %m``)."""
-    CLAUSES: ClassVar[tuple[str, ...]] = ()
-    """Properties printed as ``name = value`` after the operands."""
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {}
-    """The enum attribute class of each enum-valued prefix or clause."""
 
     @classmethod
     def short_signature(
@@ -271,51 +297,33 @@ class BlkOp(IRDLOperation, ABC):
         """The type to print in the short form (the result type unless overridden)."""
         return self.results[0].type if self.results else None
 
-    # -- printing ----------------------------------------------------------------------
 
-    def _operand_names(self) -> list[str]:
-        names: list[str] = []
-        for name, _ in type(self).get_irdl_definition().operands:
-            value = getattr(self, name)
-            if value is not None:
-                names.append(name)
-        return names
+class Signature(CustomDirective, ABC):
+    """The types of a `BlkOp`: ``t`` when the op's `short_signature` of `t` gives them all
+    (a strict op), else ``operand types -> result type`` (a loose op, or one without a
+    short form).
 
-    def print(self, printer: Printer) -> None:
-        if self.PREFIX is not None:
-            printer.print_string(f" {self.properties[self.PREFIX].data.value},")  # type: ignore[attr-defined]
-        positional = [
-            getattr(self, n)
-            for n, _ in type(self).get_irdl_definition().operands
-            if n not in self.KEYWORD_OPERANDS
-        ]
-        if positional:
-            printer.print_string(" ")
-            printer.print_list(positional, printer.print_operand)
-        for name in self.KEYWORD_OPERANDS:
-            value = getattr(self, name)
-            if value is not None:
-                printer.print_string(f" {name} ")
-                printer.print_operand(value)
-        for name in self.CLAUSES:
-            attr = self.properties.get(name)
-            if attr is None:
-                continue
-            printer.print_string(f" {name} = ")
-            if isinstance(attr, EnumAttribute):
-                printer.print_string(attr.data.value)
-            elif isinstance(attr, IntegerAttr):
-                printer.print_string(str(attr.value.data))
-            else:
-                printer.print_attribute(attr)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        operand_types = [v.type for v in self.operands]
-        result_types = [r.type for r in self.results]
-        key = self.short_key()
+    A custom directive (MLIR's ``custom<...>``) because a declarative format prints a fixed
+    list of types: it cannot choose between the short and the full form. Subclasses take
+    the type of each operand, in order, then that of the result if the op has one.
+    """
+
+    def _directives(self) -> tuple[list[TypeDirective], TypeDirective | None]:
+        directives: list[TypeDirective] = [getattr(self, f.name) for f in fields(self)]
+        operands = [d for d in directives if isinstance(d.inner, OperandDirective)]
+        results = [d for d in directives if not isinstance(d.inner, OperandDirective)]
+        return operands, (results[0] if results else None)
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        assert isinstance(op, BlkOp)
+        state.print_whitespace(printer)
+        operands, result = self._directives()
+        operand_types = [t for d in operands for t in d.get(op)]
+        result_types = list(result.get(op)) if result is not None else []
+        key = op.short_key()
         if key is not None:
-            implied = self.short_signature(key, self._operand_names())
-            if implied is not None and implied == (operand_types, result_types):
+            present = [_variable_name(d) for d in operands if d.get(op)]
+            if type(op).short_signature(key, present) == (operand_types, result_types):
                 printer.print_attribute(key)
                 return
         printer.print_list(operand_types, printer.print_attribute)
@@ -323,99 +331,98 @@ class BlkOp(IRDLOperation, ABC):
             printer.print_string(" -> ")
             printer.print_attribute(result_types[0])
 
-    # -- parsing -----------------------------------------------------------------------
-
-    @classmethod
-    def _parse_clause(cls, parser: Parser, name: str) -> Attribute:
-        if name in cls.ENUMS:
-            enum_attr = cls.ENUMS[name]
-            pos = parser.pos
-            word = parser.parse_identifier()
-            allowed = [e.value for e in enum_attr.enum_type]
-            if word not in allowed:
-                parser.raise_error(
-                    f"'{word}' is not a valid {name} for {cls.name}; expected one of: "
-                    + ", ".join(allowed),
-                    pos,
-                    parser.pos,
-                )
-            return enum_attr(enum_attr.enum_type(word))
-        if name == "acc_dtype":
-            return parser.parse_type()
-        return IntegerAttr(parser.parse_integer(), i32)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> BlkOp:
-        op_def = cls.get_irdl_definition()
-        properties: dict[str, Attribute] = {}
-        if cls.PREFIX is not None:
-            properties[cls.PREFIX] = cls._parse_clause(parser, cls.PREFIX)
-            parser.parse_punctuation(",")
-        unresolved: dict[str, UnresolvedOperand] = {}
-        first = True
-        for name, _ in op_def.operands:
-            if name in cls.KEYWORD_OPERANDS:
-                continue
-            if not first:
-                parser.parse_punctuation(",")
-            unresolved[name] = parser.parse_unresolved_operand()
-            first = False
-        for name in cls.KEYWORD_OPERANDS:
-            if parser.parse_optional_keyword(name) is not None:
-                unresolved[name] = parser.parse_unresolved_operand()
-        for name in cls.CLAUSES:
-            if parser.parse_optional_keyword(name) is not None:
-                parser.parse_punctuation("=")
-                properties[name] = cls._parse_clause(parser, name)
-        attributes = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        sig_pos = parser.pos
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        op_type = state.op_type
+        assert issubclass(op_type, BlkOp)
+        operands, result = self._directives()
+        present = [d for d in operands if state.operands[_variable_index(d)]]
+        names = [_variable_name(d) for d in present]
+        pos = parser.pos
         types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
         result_types: list[Attribute] = []
         if parser.parse_optional_punctuation("->") is not None:
             result_types = [parser.parse_type()]
             operand_types = types
-        elif len(types) == 1 and (op_def.results or len(unresolved) > 1):
-            implied = cls.short_signature(types[0], list(unresolved))
+        elif len(types) == 1 and (result is not None or len(present) > 1):
+            implied = op_type.short_signature(types[0], names)
             if implied is None:
                 parser.raise_error(
-                    f"{cls.name} has no short form: write its full signature "
+                    f"{op_type.name} has no short form: write its full signature "
                     "'operand types -> result type'",
-                    sig_pos,
+                    pos,
                     parser.pos,
                 )
             operand_types, result_types = implied
         else:
             operand_types = types
-        if len(operand_types) != len(unresolved):
+        if len(operand_types) != len(present):
             parser.raise_error(
-                f"{cls.name} has {len(unresolved)} operands but its signature lists "
+                f"{op_type.name} has {len(present)} operands but its signature lists "
                 f"{len(operand_types)} types",
-                sig_pos,
+                pos,
                 parser.pos,
             )
-        if bool(op_def.results) != bool(result_types):
+        if (result is not None) != bool(result_types):
             parser.raise_error(
-                f"{cls.name} {'has a result' if op_def.results else 'has no result'}: "
+                f"{op_type.name} {'has a result' if result is not None else 'has no result'}: "
                 "write its signature as 'operand types"
-                + (" -> result type'" if op_def.results else "'"),
-                sig_pos,
+                + (" -> result type'" if result is not None else "'"),
+                pos,
                 parser.pos,
             )
-        values = {
-            name: parser.resolve_operand(u, t)
-            for (name, u), t in zip(unresolved.items(), operand_types, strict=True)
-        }
-        operands = [
-            values.get(name) if isinstance(d, OptOperandDef) else values[name]
-            for name, d in op_def.operands
-        ]
-        return cls.build(
-            operands=operands,
-            result_types=result_types,
-            properties=properties,
-            attributes=attributes,
-        )
+        given = dict(zip(names, operand_types, strict=True))
+        for d in operands:
+            name = _variable_name(d)
+            d.set(state, (given[name],) if name in given else ())
+        if result is not None:
+            result.set(state, result_types)
+
+
+def _variable_name(directive: TypeDirective) -> str:
+    assert isinstance(directive.inner, VariableDirective)
+    return directive.inner.name
+
+
+def _variable_index(directive: TypeDirective) -> int:
+    assert isinstance(directive.inner, VariableDirective)
+    return directive.inner.index
+
+
+@irdl_custom_directive
+class UnarySignature(Signature):
+    """``custom<UnarySignature>(type($operand), type($result))``"""
+
+    operand: TypeDirective
+    result: TypeDirective
+
+
+@irdl_custom_directive
+class BinarySignature(Signature):
+    """``custom<BinarySignature>(type($lhs), type($rhs), type($result))``"""
+
+    lhs: TypeDirective
+    rhs: TypeDirective
+    result: TypeDirective
+
+
+@irdl_custom_directive
+class TernarySignature(Signature):
+    """``custom<TernarySignature>(type($x), type($y), type($z), type($result))``; an
+    optional operand (a load's `mask` and `other`) has a type when present."""
+
+    first: TypeDirective
+    second: TypeDirective
+    third: TypeDirective
+    result: TypeDirective
+
+
+@irdl_custom_directive
+class StoreSignature(Signature):
+    """``custom<StoreSignature>(type($ptr), type($value), type($mask))``: no result."""
+
+    ptr: TypeDirective
+    value: TypeDirective
+    mask: TypeDirective
 
 
 # --------------------------------------------------------------------------------------
@@ -516,12 +523,18 @@ class ElementwiseOp(BlkOp, ABC):
             )
 
 
+_BINARY_TYPES = "attr-dict `:` custom<BinarySignature>(type($lhs), type($rhs), type($result))"
+"""The end of every binary op's format: its attributes and its signature."""
+
+
 class BinaryOp(ElementwiseOp, ABC):
     lhs = operand_def()
     rhs = operand_def()
     result = result_def()
 
     traits = traits_def(Pure(), Broadcasts(("lhs", "rhs")))
+    custom_directives = (BinarySignature,)
+    assembly_format = f"$lhs `,` $rhs {_BINARY_TYPES}"
 
     def __init__(
         self, lhs: SSAValue | Operation, rhs: SSAValue | Operation, result_type: Attribute
@@ -580,8 +593,7 @@ class TrueDivOp(BinaryOp):
 
 class _RoundingDivOp(BinaryOp, ABC):
     rounding = opt_prop_def(RoundingAttr)
-    CLAUSES: ClassVar[tuple[str, ...]] = ("rounding",)
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"rounding": RoundingAttr}
+    assembly_format = f"$lhs `,` $rhs (`rounding` `=` $rounding^)? {_BINARY_TYPES}"
 
 
 @irdl_op_definition
@@ -668,8 +680,7 @@ class ShrOp(BinaryOp):
     fill = opt_prop_def(ShiftFillAttr)
     traits = _binary_traits(Computation.SHIFT)
     DOMAIN: ClassVar[frozenset[str]] = frozenset({INT})
-    CLAUSES: ClassVar[tuple[str, ...]] = ("fill",)
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"fill": ShiftFillAttr}
+    assembly_format = f"$lhs `,` $rhs (`fill` `=` $fill^)? {_BINARY_TYPES}"
 
     def arithmetic(self) -> bool:
         """Whether the shift copies the sign bit in (`fill`, else the dtype's signedness)."""
@@ -688,8 +699,7 @@ def nan_of(op: Operation) -> Nan:
 
 class _ExtremumOp(BinaryOp, ABC):
     nan = opt_prop_def(NanAttr)
-    CLAUSES: ClassVar[tuple[str, ...]] = ("nan",)
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"nan": NanAttr}
+    assembly_format = f"$lhs `,` $rhs (`nan` `=` $nan^)? {_BINARY_TYPES}"
 
 
 @irdl_op_definition
@@ -750,10 +760,9 @@ class CmpOp(BinaryOp):
         _ComparesByPredicate(Computation.COMPARE, ("lhs", "rhs")),
         Broadcasts(("lhs", "rhs")),
     )
-    PREFIX: ClassVar[str | None] = "predicate"
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"predicate": CmpPredicateAttr}
     DOMAIN: ClassVar[frozenset[str]] = ANY_VALUE
     RESULT: ClassVar[str] = "bool"
+    assembly_format = f"$predicate `,` $lhs `,` $rhs {_BINARY_TYPES}"
 
     def __init__(
         self,
@@ -784,6 +793,8 @@ class CmpOp(BinaryOp):
 class UnaryOp(ElementwiseOp, ABC):
     operand = operand_def()
     result = result_def()
+    custom_directives = (UnarySignature,)
+    assembly_format = "$operand attr-dict `:` custom<UnarySignature>(type($operand), type($result))"
 
     def __init__(self, operand: SSAValue | Operation, result_type: Attribute):
         super().__init__(operands=[operand], result_types=[result_type])
@@ -942,6 +953,11 @@ class WhereOp(ElementwiseOp):
     DOMAIN: ClassVar[frozenset[str]] = ANY_VALUE
     DOMAINS: ClassVar[dict[str, frozenset[str]]] = {"cond": frozenset({BOOL})}
     RESULT: ClassVar[str] = "any"
+    custom_directives = (TernarySignature,)
+    assembly_format = (
+        "$cond `,` $true_value `,` $false_value attr-dict `:` custom<TernarySignature>("
+        "type($cond), type($true_value), type($false_value), type($result))"
+    )
 
     def __init__(
         self,
@@ -976,6 +992,11 @@ class FmaOp(ElementwiseOp):
     traits = traits_def(
         Pure(), Promotes(Computation.ARITH, ("a", "b", "c")), Broadcasts(("a", "b", "c"))
     )
+    custom_directives = (TernarySignature,)
+    assembly_format = (
+        "$a `,` $b `,` $c attr-dict `:` "
+        "custom<TernarySignature>(type($a), type($b), type($c), type($result))"
+    )
 
     def __init__(
         self,
@@ -1005,17 +1026,14 @@ class AddPtrOp(ElementwiseOp):
         "ptr": frozenset({PTR}),
         "offset": frozenset({INT}),
     }
+    assembly_format = (
+        "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset) `->` type($result)"
+    )
 
     def __init__(
         self, ptr: SSAValue | Operation, offset: SSAValue | Operation, result_type: Attribute
     ):
         super().__init__(operands=[ptr, offset], result_types=[result_type])
-
-    @classmethod
-    def short_signature(
-        cls, t: Attribute, present: Sequence[str]
-    ) -> tuple[list[Attribute], list[Attribute]] | None:
-        return None
 
     def _verify_result_dtype(self, result: Attribute) -> None:
         if element_type(result) != element_type(self.ptr.type):
@@ -1107,6 +1125,40 @@ class ArangeOp(IRDLOperation):
             )
 
 
+_TYPED_CONSTANT = IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr
+
+
+@irdl_custom_directive
+class TypedValue(CustomDirective):
+    """``custom<TypedValue>($value, type($result))``: a typed constant (``1.0 : f32``),
+    whose type is the result's.
+
+    A custom directive because xDSL's format infers a result type only through a
+    constraint variable shared with the value's type, whose messages ("attribute f16
+    expected from variable 'T'") would replace the parser's and the verifier's.
+    """
+
+    value: AttributeVariable
+    result: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        pos = parser.pos
+        value = parser.parse_attribute()
+        if not isinstance(value, _TYPED_CONSTANT):
+            parser.raise_error(
+                "expected a typed constant such as '1.0 : f32', '3 : ui8' or "
+                "'dense<0.0> : tensor<16xf32>'",
+                pos,
+                parser.pos,
+            )
+        self.value.set(state, value)
+        self.result.set(state, (value.type,))
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_attribute(op.properties[self.value.name])
+
+
 @irdl_op_definition
 class ConstantOp(IRDLOperation):
     """A typed constant: a scalar of a dtype, or a block (dense, possibly splat).
@@ -1122,32 +1174,15 @@ class ConstantOp(IRDLOperation):
     result = result_def()
     traits = traits_def(Pure())
 
+    custom_directives = (TypedValue,)
+    assembly_format = "custom<TypedValue>($value, type($result)) attr-dict"
+
     def __init__(self, value: Attribute):
         super().__init__(properties={"value": value}, result_types=[value.type])  # type: ignore[attr-defined]
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_attribute(self.value)
-        printer.print_op_attributes(self.attributes)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ConstantOp:
-        pos = parser.pos
-        value = parser.parse_attribute()
-        if not isinstance(value, IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
-            parser.raise_error(
-                "expected a typed constant such as '1.0 : f32', '3 : ui8' or "
-                "'dense<0.0> : tensor<16xf32>'",
-                pos,
-                parser.pos,
-            )
-        op = cls(value)
-        op.attributes.update(parser.parse_optional_attr_dict())
-        return op
-
     def verify_(self) -> None:
         value = self.value
-        if not isinstance(value, IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
+        if not isinstance(value, _TYPED_CONSTANT):
             raise VerifyException(f"value {value} is not a typed scalar or dense block constant")
         check_value("value", value.type, NUMBER, weak_ok=False)
         if value.type != self.result.type:
@@ -1190,6 +1225,10 @@ class LiteralOp(IRDLOperation):
             return self.value.value.data
         return bool(self.value.data) if kind == "bool" else self.value.data
 
+    # Custom syntax, not a format: the value is spelled as Python writes it, by the kind
+    # its type names (the `IntAttr` 1 is `true` for !blk.weak<bool>, floats include `nan`
+    # and `-inf`, integers may exceed 64 bits), where a format would print `#builtin.int<1>`
+    # and an f64 `FloatAttr` with its type.
     def print(self, printer: Printer) -> None:
         value = self.python_value
         if isinstance(value, bool):
@@ -1530,7 +1569,11 @@ class LoadOp(_MemoryOp):
     result = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(MemoryEffect(), Broadcasts(("ptr", "mask", "other")))
-    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("mask", "other")
+    custom_directives = (TernarySignature,)
+    assembly_format = (
+        "$ptr (`mask` $mask^)? (`other` $other^)? attr-dict `:` "
+        "custom<TernarySignature>(type($ptr), type($mask), type($other), type($result))"
+    )
 
     def __init__(
         self,
@@ -1583,7 +1626,11 @@ class StoreOp(_MemoryOp):
     mask = opt_operand_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(MemoryEffect(), Broadcasts(("value", "mask"), to="ptr"))
-    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("mask",)
+    custom_directives = (StoreSignature,)
+    assembly_format = (
+        "$ptr `,` $value (`mask` $mask^)? attr-dict `:` "
+        "custom<StoreSignature>(type($ptr), type($value), type($mask))"
+    )
 
     def __init__(
         self,
@@ -1637,9 +1684,11 @@ class AtomicRMWOp(_MemoryOp):
     result = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(MemoryEffect(), Broadcasts(("value", "mask"), to="ptr"))
-    PREFIX: ClassVar[str | None] = "kind"
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": AtomicKindAttr}
-    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("mask",)
+    custom_directives = (TernarySignature,)
+    assembly_format = (
+        "$kind `,` $ptr `,` $value (`mask` $mask^)? attr-dict `:` "
+        "custom<TernarySignature>(type($ptr), type($value), type($mask), type($result))"
+    )
 
     @classmethod
     def short_signature(cls, t: Attribute, present: Sequence[str]):
@@ -1676,6 +1725,11 @@ class AtomicCASOp(_MemoryOp):
     value = operand_def()
     result = result_def()
     traits = traits_def(MemoryEffect(), Broadcasts(("cmp", "value"), to="ptr"))
+    custom_directives = (TernarySignature,)
+    assembly_format = (
+        "$ptr `,` $cmp `,` $value attr-dict `:` "
+        "custom<TernarySignature>(type($ptr), type($cmp), type($value), type($result))"
+    )
 
     @classmethod
     def short_signature(cls, t: Attribute, present: Sequence[str]):
@@ -1702,7 +1756,7 @@ def _check_acc_dtype(acc: Attribute | None) -> None:
 
 
 @irdl_op_definition
-class ReduceOp(BlkOp):
+class ReduceOp(IRDLOperation):
     """Reduces a block along `axis` (all axes when absent, giving a scalar).
 
     `sum` and `prod` accumulate in `acc_dtype` (set by `promote-types`) and convert to
@@ -1726,9 +1780,10 @@ class ReduceOp(BlkOp):
     src = operand_def()
     result = result_def()
     traits = traits_def(Pure())
-    PREFIX: ClassVar[str | None] = "kind"
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": ReduceKindAttr, "nan": NanAttr}
-    CLAUSES: ClassVar[tuple[str, ...]] = ("axis", "acc_dtype", "nan")
+    assembly_format = (
+        "$kind `,` $src (`axis` `=` $axis^)? (`acc_dtype` `=` $acc_dtype^)? (`nan` `=` $nan^)? "
+        "attr-dict `:` type($src) `->` type($result)"
+    )
 
     def verify_(self) -> None:
         kind = self.kind.data
@@ -1786,9 +1841,11 @@ class ScanOp(BlkOp):
     src = operand_def()
     result = result_def()
     traits = traits_def(Pure())
-    PREFIX: ClassVar[str | None] = "kind"
-    ENUMS: ClassVar[dict[str, type[EnumAttribute]]] = {"kind": ReduceKindAttr, "nan": NanAttr}
-    CLAUSES: ClassVar[tuple[str, ...]] = ("axis", "acc_dtype", "nan")
+    custom_directives = (UnarySignature,)
+    assembly_format = (
+        "$kind `,` $src `axis` `=` $axis (`acc_dtype` `=` $acc_dtype^)? (`nan` `=` $nan^)? "
+        "attr-dict `:` custom<UnarySignature>(type($src), type($result))"
+    )
 
     @classmethod
     def short_signature(cls, t: Attribute, present: Sequence[str]):
@@ -1813,7 +1870,7 @@ class ScanOp(BlkOp):
 
 
 @irdl_op_definition
-class DotOp(BlkOp):
+class DotOp(IRDLOperation):
     """Matrix product of blocks ``[M, K] x [K, N] -> [M, N]`` (a leading batch dimension
     is allowed), plus `acc` when given, accumulated in `acc_dtype`.
 
@@ -1830,8 +1887,10 @@ class DotOp(BlkOp):
     acc_dtype = opt_prop_def()
     result = result_def()
     traits = traits_def(Pure())
-    KEYWORD_OPERANDS: ClassVar[tuple[str, ...]] = ("acc",)
-    CLAUSES: ClassVar[tuple[str, ...]] = ("acc_dtype",)
+    assembly_format = (
+        "$lhs `,` $rhs (`acc` $acc^)? (`acc_dtype` `=` $acc_dtype^)? attr-dict `:` "
+        "type($lhs) `,` type($rhs) (`,` type($acc)^)? `->` type($result)"
+    )
 
     def verify_(self) -> None:
         for role, value in (("lhs", self.lhs), ("rhs", self.rhs)):

@@ -168,8 +168,16 @@ func.func @addptr_pointee(%p: !blk.ptr<f32>, %o: tensor<16xi32>) {
 // -----
 
 func.func @addptr_has_no_short_form(%p: !blk.ptr<f32>, %o: !blk.ptr<f32>) {
-  // expected-error @+1 {{blk.addptr has no short form}}
   %q = blk.addptr %p, %o : !blk.ptr<f32>
+  // expected-error @+1 {{Expected ','}}
+  func.return
+}
+
+// -----
+
+func.func @load_short_form_names_the_pointers(%x: tensor<16xf32>) {
+  // expected-error @+1 {{blk.load has no short form}}
+  %y = blk.load %x : tensor<16xf32>
   func.return
 }
 
@@ -184,7 +192,7 @@ func.func @signature_count(%x: tensor<16xf32>) {
 // -----
 
 func.func @bad_predicate(%x: tensor<16xf32>) {
-  // expected-error @+1 {{'lessthan' is not a valid predicate for blk.cmp; expected one of: eq, ne, lt, le, gt, ge}}
+  // expected-error @+1 {{'lessthan' is not a valid predicate; expected one of: eq, ne, lt, le, gt, ge}}
   %y = blk.cmp lessthan, %x, %x : tensor<16xf32>
   func.return
 }
@@ -192,7 +200,7 @@ func.func @bad_predicate(%x: tensor<16xf32>) {
 // -----
 
 func.func @bad_nan(%x: tensor<16xf32>) {
-  // expected-error @+1 {{'ignore' is not a valid nan for blk.maximum; expected one of: num, propagate}}
+  // expected-error @+1 {{'ignore' is not a valid nan; expected one of: num, propagate}}
   %y = blk.maximum %x, %x nan = ignore : tensor<16xf32>
   func.return
 }
@@ -200,7 +208,7 @@ func.func @bad_nan(%x: tensor<16xf32>) {
 // -----
 
 func.func @bad_fill(%x: tensor<16xi32>) {
-  // expected-error @+1 {{'ones' is not a valid fill for blk.shr; expected one of: sign, zero}}
+  // expected-error @+1 {{'ones' is not a valid fill; expected one of: sign, zero}}
   %y = blk.shr %x, %x fill = ones : tensor<16xi32>
   func.return
 }

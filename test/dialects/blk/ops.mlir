@@ -258,3 +258,29 @@ func.func @debugging(%x: tensor<16xf32>, %n: i32, %ok: tensor<16xi1>) {
   blk.assert %ok, "index out of bounds" : tensor<16xi1>
   func.return
 }
+
+// Discardable attributes print before the signature; full signatures where the short
+// form does not give every type.
+// CHECK-LABEL: func.func @attributes_and_full_signatures
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<16xf32>, %[[V:[a-z0-9_]+]]: tensor<16xi8>, %[[P:[a-z0-9_]+]]: tensor<16x!blk.ptr<f32>>, %[[M:[a-z0-9_]+]]: tensor<16xi1>, %[[H:[a-z0-9_]+]]: f16)
+// CHECK-NEXT: %[[C:.*]] = blk.constant 2 : i32 {note = "two"}
+// CHECK-NEXT: %[[A:.*]] = blk.add %[[X]], %[[X]] {note = "sum"} : tensor<16xf32>
+// CHECK-NEXT: %[[S:.*]] = blk.shr %[[V]], %[[V]] fill = zero {note = "shift"} : tensor<16xi8>
+// CHECK-NEXT: %[[R:.*]] = blk.reduce max, %[[X]] axis = 0 acc_dtype = f32 nan = num {note = "max"} : tensor<16xf32> -> f32
+// CHECK-NEXT: %[[CS:.*]] = blk.scan sum, %[[V]] axis = 0 acc_dtype = i32 : tensor<16xi8> -> tensor<16xi32>
+// CHECK-NEXT: %[[L:.*]] = blk.load %[[P]] mask %[[M]] {note = "load"} : tensor<16x!blk.ptr<f32>>
+// CHECK-NEXT: %[[LH:.*]] = blk.load %[[P]] mask %[[M]] other %[[H]] : tensor<16x!blk.ptr<f32>>, tensor<16xi1>, f16 -> tensor<16xf32>
+// CHECK-NEXT: blk.store %[[P]], %[[H]] mask %[[M]] : tensor<16x!blk.ptr<f32>>, f16, tensor<16xi1>
+// CHECK-NEXT: %[[OLD:.*]] = blk.atomic_rmw xchg, %[[P]], %[[H]] : tensor<16x!blk.ptr<f32>>, f16 -> tensor<16xf32>
+func.func @attributes_and_full_signatures(%x: tensor<16xf32>, %v: tensor<16xi8>, %p: tensor<16x!blk.ptr<f32>>, %m: tensor<16xi1>, %h: f16) {
+  %c = blk.constant 2 : i32 {note = "two"}
+  %a = blk.add %x, %x {note = "sum"} : tensor<16xf32>
+  %s = blk.shr %v, %v fill = zero {note = "shift"} : tensor<16xi8>
+  %r = blk.reduce max, %x axis = 0 acc_dtype = f32 nan = num {note = "max"} : tensor<16xf32> -> f32
+  %cs = blk.scan sum, %v axis = 0 acc_dtype = i32 : tensor<16xi8> -> tensor<16xi32>
+  %l = blk.load %p mask %m {note = "load"} : tensor<16x!blk.ptr<f32>>
+  %lh = blk.load %p mask %m other %h : tensor<16x!blk.ptr<f32>>, tensor<16xi1>, f16 -> tensor<16xf32>
+  blk.store %p, %h mask %m : tensor<16x!blk.ptr<f32>>, f16, tensor<16xi1>
+  %old = blk.atomic_rmw xchg, %p, %h : tensor<16x!blk.ptr<f32>>, f16 -> tensor<16xf32>
+  func.return
+}
