@@ -1,0 +1,7 @@
+// RUN: blk-opt --split-input-file --verify-diagnostics %s -p lower-int-semantics
+
+func.func @block_reduction(%x: tensor<4xi32>) -> i32 {
+  // expected-error @+1 {{'blk.reduce' must be lowered by convert-blk-to-loops first}}
+  %s = blk.reduce sum, %x : tensor<4xi32> -> i32
+  func.return %s : i32
+}
