@@ -21,8 +21,15 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     f32,
 )
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from blkc.dialects import blk
 
@@ -41,41 +48,53 @@ class EmulateSmallFloatsPass(ModulePass):
     name = "emulate-small-floats"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for nested in list(op.walk()):
-            types = [v.type for v in (*nested.operands, *nested.results)]
-            computes = nested.dialect_name() in ("arith", "math") or isinstance(nested, blk.ModOp)
-            if computes and not isinstance(nested, _KEEP) and any(_small(t) for t in types):
-                _widen(nested)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([WidenArithAndMath(), WidenScalarMod()], dce_enabled=False),
+            apply_recursively=False,
+        ).rewrite_module(op)
 
 
-def _widen(op: Operation) -> None:
-    block = op.parent_block()
-    assert block is not None
-    operands = []
-    for value in op.operands:
-        if _small(value.type):
-            ext = arith.ExtFOp(value, f32)
-            ext.location = op.location
-            block.insert_op_before(ext, op)
-            operands.append(ext.result)
-        else:
-            operands.append(value)
-    result_types = [f32 if _small(r.type) else r.type for r in op.results]
+class WidenArithAndMath(RewritePattern):
+    """An arith or math op on small floats, but for those that move values without
+    rounding them (conversions, selects, constants, bit casts)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if op.dialect_name() in ("arith", "math") and not isinstance(op, _KEEP):
+            _widen(op, rewriter)
+
+
+class WidenScalarMod(RewritePattern):
+    """The scalar `blk.mod` that `lower-int-semantics` leaves for C's float remainder."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.ModOp, rewriter: PatternRewriter) -> None:
+        _widen(op, rewriter)
+
+
+def _widen(op: Operation, rewriter: PatternRewriter) -> None:
+    """`op` on f32 operands between an extf of each small operand and a truncf of each
+    small result, if it has any."""
+    if not any(_small(v.type) for v in (*op.operands, *op.results)):
+        return
+    operands = [
+        _emit(arith.ExtFOp(v, f32), op, rewriter) if _small(v.type) else v for v in op.operands
+    ]
     wide = op.create(
         operands=operands,
-        result_types=result_types,
+        result_types=[f32 if _small(r.type) else r.type for r in op.results],
         properties=dict(op.properties),
         attributes=dict(op.attributes),
     )
-    wide.location = op.location
-    block.insert_op_before(wide, op)
-    for old, new in zip(op.results, wide.results, strict=True):
-        replacement = new
-        if _small(old.type):
-            trunc = arith.TruncFOp(new, old.type)
-            trunc.location = op.location
-            block.insert_op_before(trunc, op)
-            replacement = trunc.result
-        old.replace_all_uses_with(replacement)
-    op.detach()
-    op.erase()
+    _emit(wide, op, rewriter)
+    replacements = [
+        _emit(arith.TruncFOp(new, old.type), op, rewriter) if _small(old.type) else new
+        for old, new in zip(op.results, wide.results, strict=True)
+    ]
+    rewriter.replace(op, (), replacements)
+
+
+def _emit(new: Operation, before: Operation, rewriter: PatternRewriter) -> SSAValue:
+    """Insert `new` before the op being replaced, at its location; its first result."""
+    new.location = before.location
+    rewriter.insert(new)
+    return new.results[0]

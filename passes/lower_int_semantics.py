@@ -3,7 +3,8 @@
 After `convert-blk-to-loops`, elementwise `blk` ops act on scalars whose dtypes still carry
 signedness (`ui32`). This pass replaces each by `arith`/`math` ops on signless integers,
 choosing the signed or unsigned op (`divsi`/`divui`, `shrsi`/`shrui`, `slt`/`ult`,
-`extsi`/`extui`, ...) from the operand dtype, and then makes every type signless.
+`extsi`/`extui`, ...) from the operand dtype, and then makes every type signless. Each kind
+of op has its rewrite pattern (`LowerFloorDiv`, `LowerShr`, ...), applied in one walk.
 
 Integer division never traps (docs/semantics.md): the divisor is replaced by 1 where it
 is 0 (result `0` for `//`, the dividend for `%`) and where it is -1 (result `-x` and `0`),
@@ -18,7 +19,8 @@ saturating conversions (NaN gives 0).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from abc import ABC
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -36,6 +38,13 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.rewriter import Rewriter
 
 from blkc import dtypes
@@ -53,16 +62,48 @@ class LowerIntSemanticsPass(ModulePass):
     name = "lower-int-semantics"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        # Read each op's dtypes (with their signedness) first, then make every type
-        # signless, then lower: the new arith ops never see a signed or unsigned type.
-        work = [
-            _Lowering(nested, lower)
-            for nested in op.walk()
-            if (lower := _LOWERINGS.get(type(nested))) is not None
-        ]
+        # Record each op's dtypes (with their signedness) first, then make every type
+        # signless, then lower: the new arith ops never see a signed or unsigned type. One
+        # walk: the ops the patterns create (arith, a float blk.mod) have no recorded dtypes.
+        typed = _record_dtypes(op)
         _make_signless(op)
-        for lowering in work:
-            lowering.run()
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier(_patterns(typed), dce_enabled=False),
+            apply_recursively=False,
+        ).rewrite_module(op)
+
+
+def _patterns(typed: Mapping[Operation, _Typed]) -> list[RewritePattern]:
+    """One pattern per kind of blk op."""
+    return [
+        LowerArith(typed, blk.AddOp, arith.AddiOp, arith.AddfOp),
+        LowerArith(typed, blk.SubOp, arith.SubiOp, arith.SubfOp),
+        LowerArith(typed, blk.MulOp, arith.MuliOp, arith.MulfOp),
+        LowerArith(typed, blk.TrueDivOp, arith.DivfOp, arith.DivfOp),
+        LowerArith(typed, blk.AndOp, arith.AndIOp),
+        LowerArith(typed, blk.OrOp, arith.OrIOp),
+        LowerArith(typed, blk.XorOp, arith.XOrIOp),
+        LowerExtremum(
+            typed, blk.MinimumOp, arith.MinSIOp, arith.MinUIOp, arith.MinnumfOp, arith.MinimumfOp
+        ),
+        LowerExtremum(
+            typed, blk.MaximumOp, arith.MaxSIOp, arith.MaxUIOp, arith.MaxnumfOp, arith.MaximumfOp
+        ),
+        LowerFloorDiv(typed),
+        LowerMod(typed),
+        LowerShl(typed),
+        LowerShr(typed),
+        LowerCmp(typed),
+        LowerNeg(typed),
+        LowerAbs(typed),
+        LowerNot(typed),
+        LowerFma(typed),
+        LowerWhere(typed),
+        LowerConstant(typed),
+        LowerCast(typed),
+        LowerBitcast(typed),
+        *(LowerMath(typed, op, math_op) for op, math_op in _MATH.items()),
+    ]
 
 
 # ------------------------------------------------------------------------------------
@@ -70,27 +111,42 @@ class LowerIntSemanticsPass(ModulePass):
 # ------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Typed:
+    """An op's operand and result dtypes as the frontend typed them, signedness included
+    (None for a type that is no dtype, a pointer)."""
+
+    operands: tuple[DType | None, ...]
+    result: DType | None
+
+
+def _record_dtypes(module: ModuleOp) -> dict[Operation, _Typed]:
+    return {
+        op: _Typed(
+            tuple(_dtype_or_none(v.type) for v in op.operands),
+            _dtype_or_none(op.results[0].type) if op.results else None,
+        )
+        for op in module.walk()
+        if op.dialect_name() == "blk"
+    }
+
+
 class _Lowering:
-    """Builds the replacement of one op just before it."""
+    """Builds the replacement of one op just before it, with the pattern's rewriter."""
 
-    def __init__(self, op: Operation, lower: Callable[[_Lowering], SSAValue | None]):
+    def __init__(self, op: Operation, rewriter: PatternRewriter, typed: _Typed):
         self.op = op
-        self.lower = lower
-        self.operand_dtypes = [_dtype_or_none(v.type) for v in op.operands]
-        self.result_dtype = _dtype_or_none(op.results[0].type) if op.results else None
+        self.rewriter = rewriter
+        self.operand_dtypes = typed.operands
+        self.result_dtype = typed.result
 
-    def run(self) -> None:
-        replacement = self.lower(self)
-        if replacement is not None:
-            self.op.results[0].replace_all_uses_with(replacement)
-        self.op.detach()
-        self.op.erase()
+    def replace(self, value: SSAValue) -> None:
+        """Replace the op's result by `value` and erase the op."""
+        self.rewriter.replace(self.op, (), [value])
 
     def emit(self, new: Operation) -> SSAValue:
         new.location = self.op.location
-        block = self.op.parent_block()
-        assert block is not None
-        block.insert_op_before(new, self.op)
+        self.rewriter.insert(new)
         return new.results[0]
 
     @property
@@ -119,6 +175,17 @@ class _Lowering:
         return list(self.op.operands)
 
 
+@dataclass(frozen=True)
+class _LowerOp(RewritePattern, ABC):
+    """Replaces one kind of scalar blk op by arith/math ops on signless types."""
+
+    typed: Mapping[Operation, _Typed]
+    """Each op's dtypes, recorded before the pass made every type signless."""
+
+    def start(self, op: Operation, rewriter: PatternRewriter) -> _Lowering:
+        return _Lowering(op, rewriter, self.typed[op])
+
+
 def _dtype(t: Attribute) -> DType:
     return dtypes.from_xdsl(t)
 
@@ -127,42 +194,49 @@ def _dtype_or_none(t: Attribute) -> DType | None:
     return dtypes.from_xdsl(t) if dtypes.is_dtype_type(t) else None
 
 
-def _int_or_float(
-    int_op: type[Operation], float_op: type[Operation]
-) -> Callable[[_Lowering], SSAValue]:
-    def lower(low: _Lowering) -> SSAValue:
+@dataclass(frozen=True)
+class LowerArith(_LowerOp):
+    """An elementwise op that is one arith op on integers and another on floats; a float op
+    of a reduction that may reassociate (`blk.reassoc`) says so."""
+
+    op_type: type[Operation]
+    int_op: type[Operation]
+    float_op: type[Operation] | None = None
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, self.op_type):
+            return
+        low = self.start(op, rewriter)
         if not low.dtype.is_float:
-            return low.emit(int_op(*low.operands()))
+            low.replace(low.emit(self.int_op(*low.operands())))
+            return
+        assert self.float_op is not None
         flags = None
-        if REASSOC_ATTR in low.op.attributes:
+        if REASSOC_ATTR in op.attributes:
             flags = arith.FastMathFlagsAttr([arith.FastMathFlag.REASSOC])
-        return low.emit(float_op(*low.operands(), flags))
-
-    return lower
+        low.replace(low.emit(self.float_op(*low.operands(), flags)))
 
 
-def _by_signedness(
-    signed: type[Operation], unsigned: type[Operation], floating: type[Operation] | None = None
-) -> Callable[[_Lowering], SSAValue]:
-    def lower(low: _Lowering) -> SSAValue:
+@dataclass(frozen=True)
+class LowerExtremum(_LowerOp):
+    """Integer minimum or maximum by signedness; float by what a NaN operand gives."""
+
+    op_type: type[Operation]
+    signed: type[Operation]
+    unsigned: type[Operation]
+    num: type[Operation]
+    propagate: type[Operation]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, self.op_type):
+            return
+        low = self.start(op, rewriter)
         d = low.dtype
         if d.is_float:
-            assert floating is not None
-            return low.emit(floating(*low.operands()))
-        return low.emit((signed if d.signed else unsigned)(*low.operands()))
-
-    return lower
-
-
-def _extremum(
-    signed: type[Operation],
-    unsigned: type[Operation],
-    num: type[Operation],
-    propagate: type[Operation],
-) -> Callable[[_Lowering], SSAValue]:
-    """Integer min/max by signedness; float min/max by what a NaN operand gives."""
-    by_nan = {blk.Nan.NUM: num, blk.Nan.PROPAGATE: propagate}
-    return lambda low: _by_signedness(signed, unsigned, by_nan[blk.nan_of(low.op)])(low)
+            chosen = self.num if blk.nan_of(op) is blk.Nan.NUM else self.propagate
+        else:
+            chosen = self.signed if d.signed else self.unsigned
+        low.replace(low.emit(chosen(*low.operands())))
 
 
 def _select(low: _Lowering, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -213,183 +287,261 @@ def _narrow(low: _Lowering, value: SSAValue, like: SSAValue, widened: bool) -> S
     return low.emit(arith.TruncFOp(value, like.type)) if widened else value
 
 
-def _lower_floordiv(low: _Lowering) -> SSAValue:
-    a, b = low.operands()
-    op = low.op
-    assert isinstance(op, blk.FloorDivOp)
-    floor = op.rounding is not None and op.rounding.data is blk.Rounding.FLOOR
-    if low.dtype.is_float:
-        wa, wb, widened = _in_float32(low, a, b)
-        quotient = low.emit(arith.DivfOp(wa, wb))
-        rounded = low.emit((math.FloorOp if floor else math.TruncOp)(quotient))
-        return _narrow(low, rounded, a, widened)
-    divisor, is_zero, is_minus_one = _safe_divisor(low, a, b)
-    signed = low.dtype.signed
-    quotient = low.emit((arith.DivSIOp if signed else arith.DivUIOp)(a, divisor))
-    if floor and signed:
-        # Python rounds toward -inf: subtract 1 when the remainder is nonzero and its sign
-        # differs from the divisor's.
-        remainder = low.emit(arith.RemSIOp(a, divisor))
-        adjust = _floor_adjustment(low, remainder, divisor)
-        quotient = _select(
-            low, adjust, low.emit(arith.SubiOp(quotient, low.const(1, a.type))), quotient
+def _floors(op: blk.FloorDivOp | blk.ModOp) -> bool:
+    return op.rounding is not None and op.rounding.data is blk.Rounding.FLOOR
+
+
+class LowerFloorDiv(_LowerOp):
+    """`//`: a float quotient floored or truncated; an integer one that never traps."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.FloorDivOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        a, b = low.operands()
+        floor = _floors(op)
+        if low.dtype.is_float:
+            wa, wb, widened = _in_float32(low, a, b)
+            quotient = low.emit(arith.DivfOp(wa, wb))
+            rounded = low.emit((math.FloorOp if floor else math.TruncOp)(quotient))
+            low.replace(_narrow(low, rounded, a, widened))
+            return
+        divisor, is_zero, is_minus_one = _safe_divisor(low, a, b)
+        signed = low.dtype.signed
+        quotient = low.emit((arith.DivSIOp if signed else arith.DivUIOp)(a, divisor))
+        if floor and signed:
+            # Python rounds toward -inf: subtract 1 when the remainder is nonzero and its
+            # sign differs from the divisor's.
+            remainder = low.emit(arith.RemSIOp(a, divisor))
+            adjust = _floor_adjustment(low, remainder, divisor)
+            quotient = _select(
+                low, adjust, low.emit(arith.SubiOp(quotient, low.const(1, a.type))), quotient
+            )
+        if signed:
+            negated = low.emit(arith.SubiOp(low.const(0, a.type), a))
+            quotient = _select(low, is_minus_one, negated, quotient)
+        low.replace(_select(low, is_zero, low.const(0, a.type), quotient))
+
+
+class LowerMod(_LowerOp):
+    """`%`: a remainder whose sign follows `rounding`, that never traps."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.ModOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        a, b = low.operands()
+        if low.dtype.is_float:
+            low.replace(_float_mod(low, a, b, _floors(op)))
+            return
+        divisor, is_zero, is_minus_one = _safe_divisor(low, a, b)
+        signed = low.dtype.signed
+        remainder = low.emit((arith.RemSIOp if signed else arith.RemUIOp)(a, divisor))
+        if _floors(op) and signed:
+            adjust = _floor_adjustment(low, remainder, divisor)
+            remainder = _select(low, adjust, low.emit(arith.AddiOp(remainder, divisor)), remainder)
+        if signed:
+            remainder = _select(low, is_minus_one, low.const(0, a.type), remainder)
+        low.replace(_select(low, is_zero, a, remainder))
+
+
+def _float_mod(low: _Lowering, a: SSAValue, b: SSAValue, floor: bool) -> SSAValue:
+    wa, wb, widened = _in_float32(low, a, b)
+    # arith has no remf: a scalar `blk.mod` with C rounding stays for the code generator,
+    # which emits LLVM's exact `frem`.
+    remainder = low.emit(
+        blk.ModOp.create(
+            operands=[wa, wb],
+            result_types=[wa.type],
+            properties={"rounding": blk.RoundingAttr(blk.Rounding.TRUNC)},
         )
-    if signed:
-        negated = low.emit(arith.SubiOp(low.const(0, a.type), a))
-        quotient = _select(low, is_minus_one, negated, quotient)
-    return _select(low, is_zero, low.const(0, a.type), quotient)
-
-
-def _lower_mod(low: _Lowering) -> SSAValue:
-    a, b = low.operands()
-    op = low.op
-    assert isinstance(op, blk.ModOp)
-    floor = op.rounding is not None and op.rounding.data is blk.Rounding.FLOOR
-    if low.dtype.is_float:
-        wa, wb, widened = _in_float32(low, a, b)
-        # arith has no remf: a scalar `blk.mod` with C rounding stays for the code generator,
-        # which emits LLVM's exact `frem`.
-        remainder = low.emit(
-            blk.ModOp.create(
-                operands=[wa, wb],
-                result_types=[wa.type],
-                properties={"rounding": blk.RoundingAttr(blk.Rounding.TRUNC)},
+    )
+    if floor:
+        # NumPy: a nonzero remainder takes the divisor's sign (add the divisor), and so
+        # does a zero one (-4.0 % 2.0 == 0.0).
+        zero = low.const(0.0, wa.type)
+        nonzero = low.emit(arith.CmpfOp(remainder, zero, "une"))
+        signs_differ = low.emit(
+            arith.XOrIOp(
+                low.emit(arith.CmpfOp(remainder, zero, "olt")),
+                low.emit(arith.CmpfOp(wb, zero, "olt")),
             )
         )
-        if floor:
-            # NumPy: a nonzero remainder takes the divisor's sign (add the divisor), and so
-            # does a zero one (-4.0 % 2.0 == 0.0).
-            zero = low.const(0.0, wa.type)
-            nonzero = low.emit(arith.CmpfOp(remainder, zero, "une"))
-            signs_differ = low.emit(
-                arith.XOrIOp(
-                    low.emit(arith.CmpfOp(remainder, zero, "olt")),
-                    low.emit(arith.CmpfOp(wb, zero, "olt")),
-                )
-            )
-            adjust = low.emit(arith.AndIOp(nonzero, signs_differ))
-            remainder = _select(low, adjust, low.emit(arith.AddfOp(remainder, wb)), remainder)
-            signed_zero = low.emit(math.CopySignOp(zero, wb))
-            is_zero = low.emit(arith.CmpfOp(remainder, zero, "oeq"))
-            remainder = _select(low, is_zero, signed_zero, remainder)
-        return _narrow(low, remainder, a, widened)
-    divisor, is_zero, is_minus_one = _safe_divisor(low, a, b)
-    signed = low.dtype.signed
-    remainder = low.emit((arith.RemSIOp if signed else arith.RemUIOp)(a, divisor))
-    if floor and signed:
-        adjust = _floor_adjustment(low, remainder, divisor)
-        remainder = _select(low, adjust, low.emit(arith.AddiOp(remainder, divisor)), remainder)
-    if signed:
-        remainder = _select(low, is_minus_one, low.const(0, a.type), remainder)
-    return _select(low, is_zero, a, remainder)
+        adjust = low.emit(arith.AndIOp(nonzero, signs_differ))
+        remainder = _select(low, adjust, low.emit(arith.AddfOp(remainder, wb)), remainder)
+        signed_zero = low.emit(math.CopySignOp(zero, wb))
+        is_zero = low.emit(arith.CmpfOp(remainder, zero, "oeq"))
+        remainder = _select(low, is_zero, signed_zero, remainder)
+    return _narrow(low, remainder, a, widened)
 
 
-def _lower_shift(left: bool) -> Callable[[_Lowering], SSAValue]:
-    def lower(low: _Lowering) -> SSAValue:
+def _shift_amount(low: _Lowering, amount: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """(amount >= width, the amount where it is less, else 0)."""
+    too_far = _cmpi(low, amount, low.const(low.dtype.width, amount.type), "uge")
+    # negative amounts are huge unsigned
+    return too_far, _select(low, too_far, low.const(0, amount.type), amount)
+
+
+class LowerShl(_LowerOp):
+    """`<<`: shifting by the width or more gives 0."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.ShlOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
         a, amount = low.operands()
-        d = low.dtype
-        width = low.const(d.width, amount.type)
-        too_far = _cmpi(low, amount, width, "uge")  # negative amounts are huge unsigned
-        safe = _select(low, too_far, low.const(0, amount.type), amount)
-        if left:
-            return _select(low, too_far, low.const(0, a.type), low.emit(arith.ShLIOp(a, safe)))
-        given = low.op.properties.get("fill")
-        arithmetic = d.signed if given is None else given.data is blk.ShiftFill.SIGN  # type: ignore[attr-defined]
-        if arithmetic:
-            shifted = low.emit(arith.ShRSIOp(a, safe))
-            negative = _cmpi(low, a, low.const(0, a.type), "slt")
-            fill = _select(low, negative, low.const(-1, a.type), low.const(0, a.type))
-            return _select(low, too_far, fill, shifted)
-        return _select(low, too_far, low.const(0, a.type), low.emit(arith.ShRUIOp(a, safe)))
+        too_far, safe = _shift_amount(low, amount)
+        zero = low.const(0, a.type)
+        low.replace(_select(low, too_far, zero, low.emit(arith.ShLIOp(a, safe))))
 
-    return lower
+
+class LowerShr(_LowerOp):
+    """`>>`: arithmetic or logical as `fill` says (else by signedness); shifting by the
+    width or more gives 0, or -1 for an arithmetic shift of a negative value."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.ShrOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        a, amount = low.operands()
+        too_far, safe = _shift_amount(low, amount)
+        arithmetic = low.dtype.signed if op.fill is None else op.fill.data is blk.ShiftFill.SIGN
+        if not arithmetic:
+            zero = low.const(0, a.type)
+            low.replace(_select(low, too_far, zero, low.emit(arith.ShRUIOp(a, safe))))
+            return
+        shifted = low.emit(arith.ShRSIOp(a, safe))
+        negative = _cmpi(low, a, low.const(0, a.type), "slt")
+        fill = _select(low, negative, low.const(-1, a.type), low.const(0, a.type))
+        low.replace(_select(low, too_far, fill, shifted))
 
 
 # ------------------------------------------------------------------------------------
 # Other ops
 # ------------------------------------------------------------------------------------
 
-_INT_PREDICATES = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
 _FLOAT_PREDICATES = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
 
 
-def _lower_cmp(low: _Lowering) -> SSAValue | None:
-    op = low.op
-    assert isinstance(op, blk.CmpOp)
-    if isinstance(op.lhs.type, PtrType):
-        return _keep(low)
-    predicate = op.predicate.data.value
-    a, b = low.operands()
-    d = low.dtype
-    if d.is_float:
-        return low.emit(arith.CmpfOp(a, b, _FLOAT_PREDICATES[predicate]))
-    if predicate in ("eq", "ne"):
-        return _cmpi(low, a, b, predicate)
-    prefix = "s" if d.signed else "u"
-    return _cmpi(low, a, b, prefix + predicate)
+class LowerCmp(_LowerOp):
+    """A comparison by signedness; pointer comparisons stay for the code generator."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.CmpOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op.lhs.type, PtrType):
+            return
+        low = self.start(op, rewriter)
+        predicate = op.predicate.data.value
+        a, b = low.operands()
+        d = low.dtype
+        if d.is_float:
+            low.replace(low.emit(arith.CmpfOp(a, b, _FLOAT_PREDICATES[predicate])))
+        elif predicate in ("eq", "ne"):
+            low.replace(_cmpi(low, a, b, predicate))
+        else:
+            low.replace(_cmpi(low, a, b, ("s" if d.signed else "u") + predicate))
 
 
-def _keep(low: _Lowering) -> None:
-    """Leave pointer ops to the code generator: re-insert a clone and keep its result."""
-    clone = low.op.clone()
-    low.emit(clone)
-    low.op.results[0].replace_all_uses_with(clone.results[0])
-    return None
+class LowerNeg(_LowerOp):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.NegOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        (a,) = low.operands()
+        if low.dtype.is_float:
+            low.replace(low.emit(arith.NegfOp(a)))
+        else:
+            low.replace(low.emit(arith.SubiOp(low.const(0, a.type), a)))
 
 
-def _lower_neg(low: _Lowering) -> SSAValue:
-    (a,) = low.operands()
-    if low.dtype.is_float:
-        return low.emit(arith.NegfOp(a))
-    return low.emit(arith.SubiOp(low.const(0, a.type), a))
+class LowerAbs(_LowerOp):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.AbsOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        (a,) = low.operands()
+        d = low.dtype
+        if d.is_float:
+            low.replace(low.emit(math.AbsFOp(a)))
+        elif d.signed:
+            low.replace(low.emit(math.AbsIOp(a)))
+        else:
+            low.replace(a)
 
 
-def _lower_abs(low: _Lowering) -> SSAValue:
-    (a,) = low.operands()
-    d = low.dtype
-    if d.is_float:
-        return low.emit(math.AbsFOp(a))
-    if not d.signed:
-        return a
-    return low.emit(math.AbsIOp(a))
+class LowerNot(_LowerOp):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.NotOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        (a,) = low.operands()
+        ones = low.const(-1 if not low.dtype.is_bool else 1, a.type)
+        low.replace(low.emit(arith.XOrIOp(a, ones)))
 
 
-def _lower_not(low: _Lowering) -> SSAValue:
-    (a,) = low.operands()
-    return low.emit(arith.XOrIOp(a, low.const(-1 if not low.dtype.is_bool else 1, a.type)))
+class LowerFma(_LowerOp):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.FmaOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        a, b, c = low.operands()
+        if low.dtype.is_float:
+            low.replace(low.emit(math.FmaOp(a, b, c)))
+        else:
+            low.replace(low.emit(arith.AddiOp(low.emit(arith.MuliOp(a, b)), c)))
 
 
-def _lower_fma(low: _Lowering) -> SSAValue:
-    a, b, c = low.operands()
-    if low.dtype.is_float:
-        return low.emit(math.FmaOp(a, b, c))
-    return low.emit(arith.AddiOp(low.emit(arith.MuliOp(a, b)), c))
+class LowerWhere(_LowerOp):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.WhereOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        low.replace(_select(low, *low.operands()))
 
 
-def _lower_where(low: _Lowering) -> SSAValue:
-    cond, a, b = low.operands()
-    return _select(low, cond, a, b)
+class LowerConstant(_LowerOp):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.ConstantOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        value = op.value
+        assert isinstance(value, IntegerAttr | FloatAttr)
+        assert low.result_dtype is not None
+        low.replace(low.const(value.value.data, signless(value.type), low.result_dtype))
 
 
-def _lower_constant(low: _Lowering) -> SSAValue:
-    op = low.op
-    assert isinstance(op, blk.ConstantOp)
-    value = op.value
-    assert isinstance(value, IntegerAttr | FloatAttr)
-    assert low.result_dtype is not None
-    return low.const(value.value.data, signless(value.type), low.result_dtype)
+@dataclass(frozen=True)
+class LowerMath(_LowerOp):
+    """A float function: the math op of the same name."""
+
+    op_type: type[Operation]
+    math_op: type[Operation]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, self.op_type):
+            low = self.start(op, rewriter)
+            low.replace(low.emit(self.math_op(*low.operands())))
 
 
-def _math(cls: type[Operation]) -> Callable[[_Lowering], SSAValue]:
-    return lambda low: low.emit(cls(*low.operands()))
+_MATH: dict[type[Operation], type[Operation]] = {
+    blk.ExpOp: math.ExpOp,
+    blk.Exp2Op: math.Exp2Op,
+    blk.LogOp: math.LogOp,
+    blk.Log2Op: math.Log2Op,
+    blk.SqrtOp: math.SqrtOp,
+    blk.RsqrtOp: math.RsqrtOp,
+    blk.SinOp: math.SinOp,
+    blk.CosOp: math.CosOp,
+    blk.TanhOp: math.TanhOp,
+    blk.ErfOp: math.ErfOp,
+    blk.FloorOp: math.FloorOp,
+    blk.CeilOp: math.CeilOp,
+}
 
 
-def _lower_cast(low: _Lowering) -> SSAValue | None:
-    op = low.op
-    assert isinstance(op, blk.CastOp)
-    src_t, dst_t = op.src.type, op.result.type
-    if isinstance(src_t, PtrType):
-        return _keep(low)
+class LowerCast(_LowerOp):
+    """A conversion by the dtypes' kinds, widths and signedness; pointer casts stay for
+    the code generator."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.CastOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op.src.type, PtrType):
+            return
+        low = self.start(op, rewriter)
+        low.replace(_convert(low, op.src.type, op.result.type))
+
+
+def _convert(low: _Lowering, src_t: Attribute, dst_t: Attribute) -> SSAValue:
     src, dst = low.operand_dtypes[0], low.result_dtype
     assert src is not None and dst is not None
     (a,) = low.operands()
@@ -417,49 +569,11 @@ def _lower_cast(low: _Lowering) -> SSAValue | None:
     return low.emit((arith.ExtUIOp if unsigned else arith.ExtSIOp)(a, dst_t))
 
 
-def _lower_bitcast(low: _Lowering) -> SSAValue:
-    op = low.op
-    assert isinstance(op, blk.BitcastOp)
-    (a,) = low.operands()
-    return low.emit(arith.BitcastOp(a, op.result.type))
-
-
-_LOWERINGS: dict[type[Operation], Callable[[_Lowering], SSAValue | None]] = {
-    blk.AddOp: _int_or_float(arith.AddiOp, arith.AddfOp),
-    blk.SubOp: _int_or_float(arith.SubiOp, arith.SubfOp),
-    blk.MulOp: _int_or_float(arith.MuliOp, arith.MulfOp),
-    blk.TrueDivOp: _int_or_float(arith.DivfOp, arith.DivfOp),
-    blk.FloorDivOp: _lower_floordiv,
-    blk.ModOp: _lower_mod,
-    blk.AndOp: _int_or_float(arith.AndIOp, arith.AndIOp),
-    blk.OrOp: _int_or_float(arith.OrIOp, arith.OrIOp),
-    blk.XorOp: _int_or_float(arith.XOrIOp, arith.XOrIOp),
-    blk.ShlOp: _lower_shift(True),
-    blk.ShrOp: _lower_shift(False),
-    blk.MinimumOp: _extremum(arith.MinSIOp, arith.MinUIOp, arith.MinnumfOp, arith.MinimumfOp),
-    blk.MaximumOp: _extremum(arith.MaxSIOp, arith.MaxUIOp, arith.MaxnumfOp, arith.MaximumfOp),
-    blk.CmpOp: _lower_cmp,
-    blk.NegOp: _lower_neg,
-    blk.AbsOp: _lower_abs,
-    blk.NotOp: _lower_not,
-    blk.FmaOp: _lower_fma,
-    blk.WhereOp: _lower_where,
-    blk.ConstantOp: _lower_constant,
-    blk.CastOp: _lower_cast,
-    blk.BitcastOp: _lower_bitcast,
-    blk.ExpOp: _math(math.ExpOp),
-    blk.Exp2Op: _math(math.Exp2Op),
-    blk.LogOp: _math(math.LogOp),
-    blk.Log2Op: _math(math.Log2Op),
-    blk.SqrtOp: _math(math.SqrtOp),
-    blk.RsqrtOp: _math(math.RsqrtOp),
-    blk.SinOp: _math(math.SinOp),
-    blk.CosOp: _math(math.CosOp),
-    blk.TanhOp: _math(math.TanhOp),
-    blk.ErfOp: _math(math.ErfOp),
-    blk.FloorOp: _math(math.FloorOp),
-    blk.CeilOp: _math(math.CeilOp),
-}
+class LowerBitcast(_LowerOp):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: blk.BitcastOp, rewriter: PatternRewriter) -> None:
+        low = self.start(op, rewriter)
+        low.replace(low.emit(arith.BitcastOp(op.src, op.result.type)))
 
 
 # ------------------------------------------------------------------------------------
