@@ -1,5 +1,6 @@
 """The example kernels, compiled for the CPU and run on NumPy data."""
 
+import re
 from pathlib import Path
 
 import numpy
@@ -97,4 +98,10 @@ def test_bounds_checks_can_be_turned_off() -> None:
     out = numpy.zeros_like(x)
     unchecked[(2,)](x, x, out, 2048)
     numpy.testing.assert_array_equal(out, 2 * x)
-    assert "icmp ult" in checked.asm["llvm"] or "icmp ule" in checked.asm["llvm"]
+    # A checked access that fails branches to a block recording it in the kernel's
+    # error global; without checks nothing writes that global.
+    records_errors = re.compile(r"store i32 \d+, ptr @vector_add__errors")
+    assert records_errors.search(checked.asm["llvm"])
+    assert not records_errors.search(unchecked.asm["llvm"])
+    assert "errors.record" in checked.asm["llvm"]
+    assert "errors.record" not in unchecked.asm["llvm"]

@@ -13,6 +13,7 @@ import numpy
 import pytest
 
 import blkc
+import blkc.kernel
 import blkc.language as tl
 
 
@@ -39,19 +40,31 @@ def test_ints_are_typed_by_value_and_one_is_compiled_in() -> None:
     assert "arith.constant 1" in one.asm["loops"] or "1 : i32" in one.asm["loose"]
 
 
-def test_each_specialization_compiles_once() -> None:
+def test_each_specialization_compiles_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("BLKC_CACHE_DIR", str(tmp_path))  # an empty disk cache: builds happen
     x = numpy.arange(100, dtype=numpy.float32)
     out = numpy.zeros_like(x)
-    before = scaled_copy.builds
+    before, compiled = scaled_copy.builds, blkc.kernel.builds
     for _ in range(3):
         scaled_copy[(4,)](x, out, 100, 3.0, BLOCK=32)
-    assert scaled_copy.builds - before <= 1  # at most once (the disk cache may hold it)
+    assert (scaled_copy.builds - before, blkc.kernel.builds - compiled) == (1, 1)
     numpy.testing.assert_array_equal(out, x * 3)
-    compiled = blkc.kernel.builds
     scaled_copy[(4,)](x, out, 100, 0.5, BLOCK=32)  # another value, same specialization
-    scaled_copy[(2,)](x, out, 96, 0.5, BLOCK=64)  # divisible by 16: same types, new key
-    assert blkc.kernel.builds - compiled <= 1
+    assert (scaled_copy.builds - before, blkc.kernel.builds - compiled) == (1, 1)
     numpy.testing.assert_array_equal(out, x * 0.5)
+
+
+def test_a_multiple_of_16_is_another_specialization(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("BLKC_CACHE_DIR", str(tmp_path))
+    x = numpy.arange(96, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    scaled_copy[(3,)](x, out, 95, 2.0, BLOCK=32)
+    before, compiled = scaled_copy.builds, blkc.kernel.builds
+    scaled_copy[(3,)](x, out, 96, 2.0, BLOCK=32)  # same types, divisible by 16: a new key
+    assert (scaled_copy.builds - before, blkc.kernel.builds - compiled) == (1, 1)
+    numpy.testing.assert_array_equal(out, x * 2)
 
 
 def test_dtypes_of_arrays_select_variants() -> None:

@@ -447,13 +447,21 @@ def test_several_kernels_in_one_file() -> None:
     assert x[0] == 2
 
 
-def test_policy_changes_literal_typing() -> None:
-    source = "__global__ void k(half *X, half *Y) { *(Y + (0 ... 4)) = *(X + (0 ... 4)) * 3; }"
-    loose = tc.translate(source, policy="numpy")["k"]
-    assert 'blk.policy = "numpy"' in str(loose)
-    x, y = numpy.ones(4, numpy.float16), numpy.zeros(4, numpy.float16)
-    tc.compile(source, policy="numpy")["k"][(1,)](x, y)
-    numpy.testing.assert_array_equal(y, 3)
+@pytest.mark.parametrize(
+    ("policy", "dtype", "numpy_dtype"),
+    [("triton", "f32", numpy.float32), ("numpy", "f64", numpy.float64)],
+)
+def test_policy_changes_literal_typing(policy: str, dtype: str, numpy_dtype: type) -> None:
+    # int * 0.1: Triton computes in float32, NumPy (NEP 50) in float64; Y holds either.
+    source = "__global__ void k(int *X, double *Y) { *(Y + (0 ... 4)) = *(X + (0 ... 4)) * 0.1; }"
+    loose = tc.translate(source, policy=policy)["k"]
+    assert f'blk.policy = "{policy}"' in str(loose)
+    compiled = tc.compile(source, policy=policy)["k"]
+    (product,) = [line for line in compiled.asm["strict"].splitlines() if "blk.mul" in line]
+    assert product.endswith(f": tensor<4x{dtype}>")
+    x, y = numpy.arange(1, 5, dtype=numpy.int32), numpy.zeros(4)
+    compiled[(1,)](x, y)
+    numpy.testing.assert_array_equal(y, x.astype(numpy_dtype) * numpy_dtype(0.1))
 
 
 def test_a_broken_multipleof_promise_is_refused_at_launch() -> None:
