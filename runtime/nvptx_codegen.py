@@ -1,8 +1,7 @@
 """SIMT loop IR to LLVM IR for `nvptx64-nvidia-cuda`.
 
-The CPU code generator (`llvm_codegen`) translates the ops both targets share (arith,
-math, scf, memref buffers, the scalar blk pointer ops); this one changes what differs on
-the GPU:
+`llvm_emitter` translates the ops every LLVM target shares (arith, math, scf, memref
+buffers, the scalar blk pointer ops); this module adds what the GPU does its own way:
 
 - each kernel is a `ptx_kernel` function taking its arguments only (no grid launcher, no
   bounds table: a launch covers the grid, and the driver gives out-of-range faults);
@@ -21,9 +20,9 @@ the GPU:
   alignment the lowering proved (`ld.global.v4.b32`), branched around where masked;
 - float conversions use the target's instructions (`GpuConversions`): `cvt.rn.bf16.f32`
   (sm_80+), the fp8 `cvt`s of sm_89+, float16's own, where the CPU needs software;
-- float32 math is the CPU's (`vector_math`: the same polynomials, so `cpu-simt` checks
-  them against the interpreter), except `exp` (`ex2.approx`, corrected); float64 math
-  calls libdevice (`__nv_sin`, ...), which `ptx` links in;
+- float32 math is `vector_math`'s, as on the CPU (the same polynomials, so `cpu-simt`
+  checks them against the interpreter), except `exp` (`ex2.approx`, corrected); float64
+  math calls libdevice (`__nv_sin`, ...), which `ptx` links in;
 - `blk.print` calls CUDA's `vprintf` (the values packed in a local buffer), a failed
   `blk.assert` calls `__assertfail`, which stops the kernel with its message: both are
   resolved by the driver, as for CUDA C.
@@ -31,11 +30,9 @@ the GPU:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import llvmlite.ir as ir
 import numpy
-from xdsl.dialects import arith, func, math
+from xdsl.dialects import func, math
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float8E4M3FNType,
@@ -44,10 +41,9 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerAttr,
-    MemRefType,
     ModuleOp,
 )
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Operation
 
 from blkc.diagnostics import error_at, op_location
 from blkc.dialects import blk
@@ -63,8 +59,8 @@ from blkc.dialects.simt import (
     VectorStoreOp,
 )
 from blkc.dialects.types import PtrType
-from blkc.runtime import llvm_codegen, small_floats
-from blkc.runtime.llvm_codegen import I8, I32, I64, PTR, abi_type, llvm_type
+from blkc.runtime import llvm_emitter, small_floats
+from blkc.runtime.llvm_emitter import I8, I32, I64, PTR, FunctionEmitter, Handler
 
 TRIPLE = "nvptx64-nvidia-cuda"
 I16 = ir.IntType(16)
@@ -85,26 +81,28 @@ def emit_module(module: ModuleOp, arch: str) -> tuple[str, dict[str, int]]:
             if not isinstance(attr, IntegerAttr):
                 raise error_at(op, "the GPU code generator takes IR from convert-blk-to-simt")
             count = attr.value.data * WARP_SIZE
-            name = _KernelEmitter(llvm_module, op, count, arch).emit_kernel()
+            name = NvptxKernelEmitter(llvm_module, op, count, arch).emit_kernel()
             threads[name] = count
     return str(llvm_module), threads
 
 
-class _KernelEmitter(llvm_codegen._FunctionEmitter):
+class NvptxKernelEmitter(FunctionEmitter):
+    """One kernel, for NVPTX `arch`, run by CTAs of `threads` threads (see the module's
+    docstring). Its pointer arguments are not `noalias`: a launch may pass one array twice
+    (in place), unchecked."""
+
+    target = "GPU"
+
     def __init__(self, module: ir.Module, function: func.FuncOp, threads: int, arch: str):
-        # Not noalias: a launch may pass one array twice (in place), unchecked.
-        super().__init__(module, function, noalias=False, check_bounds=False)
+        super().__init__(module, function)
         self.threads = threads
         self.conversions = GpuConversions(arch)
-        # Loop versioning picks copies of a nest after range checks of the CPU's loop
-        # indices; a GPU nest's indices depend on the thread, so keep one copy.
-        self.versioning = False
 
     def emit_kernel(self) -> str:
         name = self.function.sym_name.data
         params = list(self.function.function_type.inputs.data)
         abi = [
-            ir.PointerType(addrspace=GLOBAL) if isinstance(t, PtrType) else abi_type(t)
+            ir.PointerType(addrspace=GLOBAL) if isinstance(t, PtrType) else llvm_emitter.abi_type(t)
             for t in params
         ]
         kernel = ir.Function(self.module, ir.FunctionType(ir.VoidType(), abi), name=name)
@@ -113,42 +111,31 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
             "nvvm.annotations",
             [kernel, ir.MetaDataString(self.module, "maxntidx"), ir.Constant(I32, self.threads)],
         )
-        entry = kernel.append_basic_block("entry")
-        self.allocas = ir.IRBuilder(entry)
-        body = kernel.append_basic_block("body")
-        self.allocas.branch(body)
-        self.allocas.position_before(entry.terminator)
-        self.builder = ir.IRBuilder(body)
-        block = self.function.body.blocks[0]
-        for arg, llvm_arg, t in zip(block.args, kernel.args, params, strict=True):
-            value: ir.Value = llvm_arg
-            if isinstance(t, PtrType):
-                value = self.builder.addrspacecast(llvm_arg, PTR)
-            elif llvm_type(t) != abi_type(t):
-                value = self.conversions.convert(self.builder, llvm_arg, Float64Type(), t)
-            self.values[arg] = value
+        self.open_function(kernel)
+        self.bind_arguments(kernel.args)
         for axis in "xyz":
             self.grid[f"pid_{axis}"] = self._register(f"ctaid.{axis}")
             self.grid[f"nprog_{axis}"] = self._register(f"nctaid.{axis}")
         self.tid = self.builder.zext(self._register("tid.x"), I64)
-        self.emit_ops(block)
-        if not self.builder.block.is_terminated:
-            self.builder.ret_void()
+        self.emit_program()
         return name
 
+    def argument(self, llvm_arg: ir.Value, t: Attribute) -> ir.Value:
+        """Pointers arrive in the global address space: generic from here on."""
+        if isinstance(t, PtrType):
+            return self.builder.addrspacecast(llvm_arg, PTR)
+        return super().argument(llvm_arg, t)
+
     def _register(self, name: str) -> ir.Value:
-        fn = self._function(f"llvm.nvvm.read.ptx.sreg.{name}", I32, [])
+        fn = self.declare(f"llvm.nvvm.read.ptx.sreg.{name}", I32, [])
         return self.builder.call(fn, [])
 
-    def _flush_errors(self) -> None:
-        """Nothing to record: the GPU code checks no bounds."""
+    def handler(self, op: Operation) -> Handler | None:
+        return _HANDLERS.get(type(op))
 
-    def emit_ops(self, block: Block) -> None:
-        for op in block.ops:
-            handler = _SIMT_HANDLERS.get(type(op)) or llvm_codegen._HANDLERS.get(type(op))
-            if handler is None:
-                raise error_at(op, f"the GPU code generator cannot translate '{op.name}'")
-            handler(self, op)
+    def convert_float(self, value: ir.Value, source: Attribute, target: Attribute) -> ir.Value:
+        """With the target's conversion instructions (`GpuConversions`)."""
+        return self.conversions.convert(self.builder, value, source, target)
 
     # -- simt ops ----------------------------------------------------------------------
 
@@ -157,7 +144,7 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
         self.emit_ops(op.body.block)
 
     def emit_barrier(self, op: BarrierOp) -> None:
-        fn = self._function("llvm.nvvm.barrier.cta.sync.aligned.all", ir.VoidType(), [I32])
+        fn = self.declare("llvm.nvvm.barrier.cta.sync.aligned.all", ir.VoidType(), [I32])
         self.builder.call(fn, [ir.Constant(I32, 0)])
 
     def emit_shuffle(self, op: ShuffleXorOp) -> None:
@@ -183,7 +170,7 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
         self.set(op, result)
 
     def _shuffle_word(self, word: ir.Value, lane_mask: int) -> ir.Value:
-        fn = self._function("llvm.nvvm.shfl.sync.bfly.i32", I32, [I32, I32, I32, I32])
+        fn = self.declare("llvm.nvvm.shfl.sync.bfly.i32", I32, [I32, I32, I32, I32])
         full = ir.Constant(I32, -1)
         return self.builder.call(
             fn, [full, word, ir.Constant(I32, lane_mask), ir.Constant(I32, WARP_SIZE - 1)]
@@ -194,10 +181,10 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
         `t = x * log2(e)`, corrected by the rounding error of `t` (recovered with an fma,
         plus the error of log2(e) in float32), so the product's rounding, which Triton's
         `exp` keeps (up to a hundred ulp near the ends of the range), costs nothing
-        here. float64: libdevice."""
+        here. Other types: `emit_wide_math`."""
         x = self.get(op.operand)
         if x.type != ir.FloatType():
-            self.emit_libdevice(op)
+            self.emit_wide_math(op, "exp", x)
             return
         b = self.builder
 
@@ -212,27 +199,19 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
         # of t (negated constants instead of a negation).
         shortfall = self.intrinsic("llvm.fma", x.type, [x, c(-_LOG2E), t])
         shortfall = self.intrinsic("llvm.fma", x.type, [x, c(-_LOG2E_LO), shortfall])
-        ex2 = self._function("llvm.nvvm.ex2.approx.f", x.type, [x.type])
+        ex2 = self.declare("llvm.nvvm.ex2.approx.f", x.type, [x.type])
         power = b.call(ex2, [t])
         correction = b.fmul(shortfall, c(-_LN2))
         self.set(op, self.intrinsic("llvm.fma", x.type, [power, correction, power]))
 
-    def emit_libdevice(self, op: Operation) -> None:
-        """float64 transcendental functions through libdevice (correctly rounded or within
-        1-2 ulp, by NVIDIA's documentation); float32 through the CPU's code, which
-        NVPTX compiles as it is."""
-        (x,) = (self.get(v) for v in op.operands)
+    def emit_wide_math(self, op: Operation, name: str, x: ir.Value) -> None:
+        """float64 math through libdevice (correctly rounded or within 1-2 ulp, by
+        NVIDIA's documentation)."""
         if x.type != F64:
-            llvm_codegen._HANDLERS[type(op)](self, op)
+            super().emit_wide_math(op, name, x)
             return
-        fn = self._function(f"__nv_{_LIBDEVICE[type(op)]}", F64, [F64])
+        fn = self.declare(f"__nv_{name}", F64, [F64])
         self.set(op, self.builder.call(fn, [x]))
-
-    def emit_float_conversion(self, op: Operation) -> None:
-        """extf and truncf, with the target's conversion instructions."""
-        source, target = op.operands[0].type, op.results[0].type
-        value = self.get(op.operands[0])
-        self.set(op, self.conversions.convert(self.builder, value, source, target))
 
     def emit_print(self, op: blk.PrintOp) -> None:
         """`printf`'s format as on the CPU, through `vprintf(format, packed values)`."""
@@ -245,32 +224,28 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
             for index, value in enumerate(values):
                 field = b.gep(packed, [ir.Constant(I32, 0), ir.Constant(I32, index)])
                 b.store(value, field)
-        vprintf = self._function("vprintf", I32, [PTR, PTR])
+        vprintf = self.declare("vprintf", I32, [PTR, PTR])
         b.call(vprintf, [text, b.bitcast(packed, PTR)])
 
     def emit_assert(self, op: blk.AssertOp) -> None:
         """`__assertfail(message, file, line, function, 1)` where the condition is false."""
-        b = self.builder
         where = op_location(op)
-        fail = self._function("__assertfail", ir.VoidType(), [PTR, PTR, I32, PTR, I64])
-        fn = b.function
-        bad = fn.append_basic_block("assert.fail")
-        good = fn.append_basic_block("assert.ok")
-        b.cbranch(self.get(op.cond), good, bad)
-        b.position_at_end(bad)
-        arguments = [
-            self._string(op.message.data),
-            self._string(where.file if where else "<unknown>"),
-            ir.Constant(I32, where.line if where else 0),
-            self._string(self.function.sym_name.data),
-            ir.Constant(I64, 1),
-        ]
-        b.call(fail, arguments)
-        b.branch(good)
-        b.position_at_end(good)
+        fail = self.declare("__assertfail", ir.VoidType(), [PTR, PTR, I32, PTR, I64])
+
+        def call() -> None:
+            arguments = [
+                self.string(op.message.data),
+                self.string(where.file if where else "<unknown>"),
+                ir.Constant(I32, where.line if where else 0),
+                self.string(self.function.sym_name.data),
+                ir.Constant(I64, 1),
+            ]
+            self.builder.call(fail, arguments)
+
+        self.emit_assertion(self.get(op.cond), call)
 
     def emit_alloc_shared(self, op: AllocSharedOp) -> None:
-        array = _array_type(op.memref.type)
+        array = llvm_emitter.buffer_type(op.memref.type)
         buffer = ir.GlobalVariable(
             self.module, array, name=f"shared{len(self.module.globals)}", addrspace=SHARED
         )
@@ -280,14 +255,14 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
         self.set(op, buffer)
 
     def emit_alloc_local(self, op: AllocLocalOp) -> None:
-        slot = self.allocas.alloca(_array_type(op.memref.type))
+        slot = self.allocas.alloca(llvm_emitter.buffer_type(op.memref.type))
         slot.align = 16
         self.set(op, slot)
 
     def _vector(self, op: VectorLoadOp | VectorStoreOp) -> tuple[ir.VectorType, int]:
         """The LLVM vector `op` moves, and its alignment (its size: the lowering proved it)."""
-        element = self._pointee(op.ptr)
-        return ir.VectorType(element, op.width), op.width * self._size(op.ptr)
+        element = self.pointee(op.ptr)
+        return ir.VectorType(element, op.width), op.width * self.element_size(op.ptr)
 
     def emit_vector_load(self, op: VectorLoadOp) -> None:
         b = self.builder
@@ -330,7 +305,7 @@ class _KernelEmitter(llvm_codegen._FunctionEmitter):
         if op.mask is None:
             store()
         else:
-            self._guarded(self.get(op.mask), store)
+            self.guarded(self.get(op.mask), store)
 
 
 class GpuConversions:
@@ -421,14 +396,6 @@ def _asm(
     return b.call(ir.InlineAsm(fn, text, constraints), args, attrs=("readnone",))
 
 
-def _array_type(t: object) -> ir.ArrayType:
-    assert isinstance(t, MemRefType)
-    count = 1
-    for d in t.get_shape():
-        count *= d
-    return ir.ArrayType(llvm_type(t.element_type), count)
-
-
 def _bit_width(t: ir.Type) -> int:
     if isinstance(t, ir.IntType):
         return t.width
@@ -439,29 +406,16 @@ _LOG2E = float(numpy.float32(1.4426950408889634))
 _LOG2E_LO = 1.4426950408889634 - _LOG2E
 _LN2 = 0.6931471805599453
 
-_LIBDEVICE: dict[type[Operation], str] = {
-    math.ExpOp: "exp",
-    math.Exp2Op: "exp2",
-    math.LogOp: "log",
-    math.Log2Op: "log2",
-    math.SinOp: "sin",
-    math.CosOp: "cos",
-    math.TanhOp: "tanh",
-    math.ErfOp: "erf",
-}
-
-_SIMT_HANDLERS: dict[type[Operation], Callable[[_KernelEmitter, Operation], None]] = {
-    ThreadsOp: _KernelEmitter.emit_threads,
-    BarrierOp: _KernelEmitter.emit_barrier,
-    ShuffleXorOp: _KernelEmitter.emit_shuffle,
-    AllocSharedOp: _KernelEmitter.emit_alloc_shared,
-    AllocLocalOp: _KernelEmitter.emit_alloc_local,
-    VectorLoadOp: _KernelEmitter.emit_vector_load,
-    VectorStoreOp: _KernelEmitter.emit_vector_store,
-    math.ExpOp: _KernelEmitter.emit_exp,
-    **{op: _KernelEmitter.emit_libdevice for op in _LIBDEVICE if op is not math.ExpOp},
-    blk.PrintOp: _KernelEmitter.emit_print,
-    blk.AssertOp: _KernelEmitter.emit_assert,
-    arith.ExtFOp: _KernelEmitter.emit_float_conversion,
-    arith.TruncFOp: _KernelEmitter.emit_float_conversion,
+_HANDLERS: dict[type[Operation], Handler] = {
+    **llvm_emitter.HANDLERS,
+    ThreadsOp: NvptxKernelEmitter.emit_threads,
+    BarrierOp: NvptxKernelEmitter.emit_barrier,
+    ShuffleXorOp: NvptxKernelEmitter.emit_shuffle,
+    AllocSharedOp: NvptxKernelEmitter.emit_alloc_shared,
+    AllocLocalOp: NvptxKernelEmitter.emit_alloc_local,
+    VectorLoadOp: NvptxKernelEmitter.emit_vector_load,
+    VectorStoreOp: NvptxKernelEmitter.emit_vector_store,
+    math.ExpOp: NvptxKernelEmitter.emit_exp,
+    blk.PrintOp: NvptxKernelEmitter.emit_print,
+    blk.AssertOp: NvptxKernelEmitter.emit_assert,
 }
