@@ -64,16 +64,14 @@ from blkc.dialects.simt import (
 )
 from blkc.dialects.types import PtrType, element_type, shape_of
 from blkc.passes.axis_info import element_bytes
-from blkc.passes.convert_blk_to_loops import (
-    _WRITES_MEMORY,
+from blkc.passes.block_lowering import (
+    BlockLowering,
+    Builder,
     Index,
-    _Body,
-    _Builder,
-    _elem,
-    _FunctionLowering,
-    _is_block,
-    mark_disjoint_args,
+    LoopBody,
+    NestBody,
 )
+from blkc.passes.fusion_plan import WRITES_MEMORY, elem_type, is_block
 from blkc.passes.pointer_analysis import Overlap
 
 VECTOR = 4
@@ -97,10 +95,10 @@ class ConvertBlkToSimtPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for nested in list(op.walk()):
             if isinstance(nested, func.FuncOp) and not nested.is_declaration:
-                lowering = _SimtLowering(nested, self.num_warps, self.disjoint_args)
+                lowering = SimtLowering(nested, self.num_warps, self.disjoint_args)
                 lowering.run()
                 nested.attributes[NUM_WARPS_ATTR] = IntegerAttr(self.num_warps, i64)
-                mark_disjoint_args(nested, lowering.relies_on_disjoint_args)
+                lowering.mark_disjoint_args()
 
 
 @dataclass(frozen=True)
@@ -145,7 +143,7 @@ class _Chunk:
     chunk goes `before` that loop (computed at the chunk's first element, by `first`),
     or after it (`after`, run once the loop is built)."""
 
-    before: _Builder
+    before: Builder
     start: Index
     first: _ThreadBody
     vec: int
@@ -153,11 +151,11 @@ class _Chunk:
     """The visited element's position in the chunk (the loop's induction variable)."""
     loaded: dict[SSAValue, tuple[SSAValue, SSAValue | None]] = field(default_factory=dict)
     """Vector-loaded blocks: their chunk's buffer and mask."""
-    after: list[Callable[[_Builder], None]] = field(default_factory=list)
+    after: list[Callable[[Builder], None]] = field(default_factory=list)
 
 
 @dataclass
-class _ThreadBody(_Body):
+class _ThreadBody(LoopBody):
     """A loop body visiting one element the thread owns: `local` is its position in the
     thread's registers, `key` identifies the block index values of the visit, `chunk` the
     chunk it belongs to (None where the layout has one element per chunk)."""
@@ -168,10 +166,10 @@ class _ThreadBody(_Body):
     chunk: _Chunk | None = None
 
 
-NestBody = Callable[[_Body, Index, list[SSAValue]], list[SSAValue]]
+class SimtLowering(BlockLowering):
+    """One function's blocks as the code of one thread of a CTA of `num_warps` warps,
+    each thread visiting the elements it owns (`Layout`)."""
 
-
-class _SimtLowering(_FunctionLowering):
     def __init__(self, function: func.FuncOp, num_warps: int, disjoint_args: bool = False):
         super().__init__(function, disjoint_args)
         self.num_warps = num_warps
@@ -181,11 +179,11 @@ class _SimtLowering(_FunctionLowering):
         self._indirect: dict[SSAValue, bool] = {}
         self._loop_depth = 0
         self._carried_shared = False
-        self.axis = self.axis_info()
+        self.axis = self.plan.axis_info()
         self._barrier_before = {
             op
             for op in function.walk()
-            if isinstance(op, _WRITES_MEMORY) and self._may_clobber(self._earlier_reads(op))
+            if isinstance(op, WRITES_MEMORY) and self.plan.may_clobber(self._earlier_reads(op))
         }
         """The writes that may land where another thread read since the last barrier."""
 
@@ -206,7 +204,7 @@ class _SimtLowering(_FunctionLowering):
                 isinstance(use.operation, _VIEWS)
                 or (
                     isinstance(use.operation, _FUSED)
-                    and _is_block(use.operation.results[0])
+                    and is_block(use.operation.results[0])
                     and use.operation.results[0] not in self.materialized
                     and self._read_indirectly(use.operation.results[0])
                 )
@@ -229,13 +227,13 @@ class _SimtLowering(_FunctionLowering):
         return buffer
 
     def _buffer_for(self, value: SSAValue) -> SSAValue:
-        return self._alloc(shape_of(value.type), _elem(value), self._read_indirectly(value))
+        return self._alloc(shape_of(value.type), elem_type(value), self._read_indirectly(value))
 
     def alloca(self, shape: Sequence[int], elem: Attribute) -> SSAValue:
-        # Only the base class's `_lower_for` still calls this: the loop-carried buffers.
+        # Only the base class still calls this: the buffers of blocks loops carry.
         return self._alloc(shape, elem, self._carried_shared)
 
-    def _in_loop(self, here: _Builder) -> bool:
+    def _in_loop(self, here: Builder) -> bool:
         if self._loop_depth:
             return True
         op = here.block.parent_op()
@@ -245,18 +243,18 @@ class _SimtLowering(_FunctionLowering):
             op = op.parent_op()
         return False
 
-    def _store(self, buffer: SSAValue, value: SSAValue, idx: Index, body: _Body) -> None:
+    def _store(self, buffer: SSAValue, value: SSAValue, idx: Index, body: LoopBody) -> None:
         position = [self._local(body, idx)] if buffer in self.registers else idx
         body.builder.insert(memref.StoreOp.get(value, buffer, position))
 
-    def _local(self, body: _Body, idx: Index) -> SSAValue:
+    def _local(self, body: LoopBody, idx: Index) -> SSAValue:
         if not isinstance(body, _ThreadBody) or body.key != _key(idx):
             raise AssertionError("a per-thread buffer accessed at another thread's element")
         assert body.local is not None
         return body.local
 
-    def element(self, value: SSAValue, idx: Index, body: _Body) -> SSAValue:
-        buffer = self.buffers.get(value) if _is_block(value) else None
+    def element(self, value: SSAValue, idx: Index, body: LoopBody) -> SSAValue:
+        buffer = self.buffers.get(value) if is_block(value) else None
         if buffer is None or buffer not in self.registers:
             return super().element(value, idx, body)
         key = (id(value), _key(idx))
@@ -271,7 +269,7 @@ class _SimtLowering(_FunctionLowering):
 
     def loop_nest(
         self,
-        builder: _Builder,
+        builder: Builder,
         shape: Sequence[int],
         body: NestBody,
         inits: Sequence[SSAValue] = (),
@@ -281,12 +279,12 @@ class _SimtLowering(_FunctionLowering):
         assert not inits, "values cannot leave a simt.threads region"
         region = ThreadsOp()
         builder.insert(region)
-        self.owned_nest(_Builder(region.body.block), region.tid, shape, body)
+        self.owned_nest(Builder(region.body.block), region.tid, shape, body)
         return []
 
     def owned_nest(
         self,
-        builder: _Builder,
+        builder: Builder,
         tid: SSAValue,
         shape: Sequence[int],
         body: NestBody,
@@ -296,7 +294,7 @@ class _SimtLowering(_FunctionLowering):
         `inits` through `body`; returns the final carried values."""
         layout = self.layout(shape)
 
-        def chunk(b: _Builder, rep: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+        def chunk(b: Builder, rep: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
             c = tid
             if layout.reps > 1:
                 c = b.value(
@@ -306,7 +304,7 @@ class _SimtLowering(_FunctionLowering):
                 return elements(b, c, rep, carried)
             inside = b.value(arith.CmpiOp(c, self.const(layout.chunks), "ult"))
             then = Block()
-            results = elements(_Builder(then), c, rep, carried)
+            results = elements(Builder(then), c, rep, carried)
             then.add_op(scf.YieldOp(*results))
             otherwise = Block()
             otherwise.add_op(scf.YieldOp(*carried))
@@ -315,7 +313,7 @@ class _SimtLowering(_FunctionLowering):
             return list(branch.results)
 
         def elements(
-            b: _Builder, c: SSAValue, rep: SSAValue, carried: list[SSAValue]
+            b: Builder, c: SSAValue, rep: SSAValue, carried: list[SSAValue]
         ) -> list[SSAValue]:
             base = b.value(arith.MuliOp(c, self.const(layout.vec))) if layout.vec > 1 else c
             start = self._unravel(base, shape, b)
@@ -328,7 +326,7 @@ class _SimtLowering(_FunctionLowering):
                 first = _ThreadBody(b, key=_key(start), shape=tuple(shape), local=first_local)
                 chunk = _Chunk(b, start, first, layout.vec)
 
-            def visit(vb: _Builder, j: SSAValue | None, carried: list[SSAValue]) -> list[SSAValue]:
+            def visit(vb: Builder, j: SSAValue | None, carried: list[SSAValue]) -> list[SSAValue]:
                 idx = list(start)
                 local = first_local
                 if j is not None:
@@ -356,15 +354,15 @@ class _SimtLowering(_FunctionLowering):
 
     def _for(
         self,
-        b: _Builder,
+        b: Builder,
         count: int,
-        body: Callable[[_Builder, SSAValue, list[SSAValue]], list[SSAValue]],
+        body: Callable[[Builder, SSAValue, list[SSAValue]], list[SSAValue]],
         carried: list[SSAValue],
         start: SSAValue | None = None,
         stop: SSAValue | None = None,
     ) -> list[SSAValue]:
         block = Block(arg_types=[IndexType(), *(c.type for c in carried)])
-        inner = _Builder(block)
+        inner = Builder(block)
         results = body(inner, block.args[0], list(block.args[1:]))
         inner.insert(scf.YieldOp(*results))
         loop = scf.ForOp(
@@ -375,7 +373,7 @@ class _SimtLowering(_FunctionLowering):
 
     # -- chunks: vector accesses and addresses from the chunk's first ----------------------
 
-    def _chunk_visited(self, value: SSAValue, idx: Index, body: _Body) -> _Chunk | None:
+    def _chunk_visited(self, value: SSAValue, idx: Index, body: LoopBody) -> _Chunk | None:
         """The chunk `body` visits, when it visits `value` element for element."""
         if (
             isinstance(body, _ThreadBody)
@@ -399,7 +397,7 @@ class _SimtLowering(_FunctionLowering):
             and (op.mask is None or self.axis[op.mask].constancy >= vec)
         )
 
-    def _element_of_owner(self, value: SSAValue, idx: Index, body: _Body) -> SSAValue:
+    def element_of_owner(self, value: SSAValue, idx: Index, body: LoopBody) -> SSAValue:
         chunk = self._chunk_visited(value, idx, body)
         op = value.owner
         if chunk is not None and chunk.lane is not None:
@@ -413,9 +411,9 @@ class _SimtLowering(_FunctionLowering):
                 first = self.element(value, chunk.start, chunk.first)
                 lane = body.builder.value(arith.IndexCastOp(chunk.lane, i64))
                 return body.builder.value(blk.AddPtrOp(first, lane, first.type))
-        return super()._element_of_owner(value, idx, body)
+        return super().element_of_owner(value, idx, body)
 
-    def _vector_loaded(self, op: blk.LoadOp, chunk: _Chunk, idx: Index, body: _Body) -> SSAValue:
+    def _vector_loaded(self, op: blk.LoadOp, chunk: _Chunk, idx: Index, body: LoopBody) -> SSAValue:
         uniform_other = op.other is not None and self.axis[op.other].constancy >= chunk.vec
         if op.result not in chunk.loaded:
             first = chunk.first
@@ -425,7 +423,7 @@ class _SimtLowering(_FunctionLowering):
             if uniform_other and mask is not None:
                 assert op.other is not None
                 other = self.element(op.other, chunk.start, first)
-            buffer = self._alloc([chunk.vec], _elem(op.result), shared=False)
+            buffer = self._alloc([chunk.vec], elem_type(op.result), shared=False)
             load = VectorLoadOp(ptr, buffer, mask, other)
             load.location = op.location
             chunk.before.insert(load)
@@ -437,15 +435,15 @@ class _SimtLowering(_FunctionLowering):
         if op.other is None or mask is None or uniform_other:
             return value
         other = self.element(op.other, idx, body)
-        return b.value(blk.WhereOp(mask, value, other, _elem(op.result)))
+        return b.value(blk.WhereOp(mask, value, other, elem_type(op.result)))
 
-    def _lower_store(self, op: blk.StoreOp, here: _Builder) -> None:
+    def lower_store(self, op: blk.StoreOp, here: Builder) -> None:
         if not self._vectorizable(op):
-            super()._lower_store(op, here)
+            super().lower_store(op, here)
             return
-        buffer = self._alloc([self.layout(shape_of(op.ptr.type)).vec], _elem(op.value), False)
+        buffer = self._alloc([self.layout(shape_of(op.ptr.type)).vec], elem_type(op.value), False)
 
-        def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def body(b: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
             chunk = self._chunk_visited(op.ptr, idx, b)
             assert chunk is not None and chunk.lane is not None
             b.builder.insert(
@@ -454,7 +452,7 @@ class _SimtLowering(_FunctionLowering):
             ptr = self.element(op.ptr, chunk.start, chunk.first)
             mask = self.element(op.mask, chunk.start, chunk.first) if op.mask is not None else None
 
-            def store(after: _Builder) -> None:
+            def store(after: Builder) -> None:
                 vector = VectorStoreOp(ptr, buffer, mask)
                 vector.location = op.location
                 after.insert(vector)
@@ -462,11 +460,9 @@ class _SimtLowering(_FunctionLowering):
             chunk.after.append(store)
             return []
 
-        self.loop_nest(here, shape_of(op.ptr.type), body)
-        op.detach()
-        op.erase()
+        self.lower_sink(op, shape_of(op.ptr.type), here, body)
 
-    def _unravel(self, linear: SSAValue, shape: Sequence[int], b: _Builder) -> Index:
+    def _unravel(self, linear: SSAValue, shape: Sequence[int], b: Builder) -> Index:
         idx: Index = []
         for depth in range(len(shape) - 1, -1, -1):
             if depth == 0:
@@ -480,8 +476,8 @@ class _SimtLowering(_FunctionLowering):
         self,
         buffer: SSAValue,
         shape: Sequence[int],
-        here: _Builder,
-        compute: Callable[[_Body, Index], SSAValue],
+        here: Builder,
+        compute: Callable[[LoopBody, Index], SSAValue],
     ) -> None:
         """Every thread writes its own elements of `buffer`; a shared buffer is fenced by
         barriers (before it, too, inside a loop: last iteration's readers)."""
@@ -489,7 +485,7 @@ class _SimtLowering(_FunctionLowering):
         if shared and self._in_loop(here):
             here.insert(BarrierOp())
 
-        def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def body(b: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
             self._store(buffer, compute(b, idx), idx, b)
             return []
 
@@ -497,38 +493,38 @@ class _SimtLowering(_FunctionLowering):
         if shared:
             here.insert(BarrierOp())
 
-    def _materialize(self, value: SSAValue, here: _Builder) -> None:
+    def materialize(self, value: SSAValue, here: Builder) -> None:
         buffer = self._buffer_for(value)
         self.buffers[value] = buffer
         self._fill(
-            buffer, shape_of(value.type), here, lambda b, idx: self._element_of_owner(value, idx, b)
+            buffer, shape_of(value.type), here, lambda b, idx: self.element_of_owner(value, idx, b)
         )
 
-    def _shared_copy(self, value: SSAValue, here: _Builder) -> SSAValue:
+    def _shared_copy(self, value: SSAValue, here: Builder) -> SSAValue:
         """`value` in a shared buffer, readable at any element."""
         buffer = self.buffers.get(value)
         if buffer is not None and buffer not in self.registers:
             return buffer
-        shared = self._alloc(shape_of(value.type), _elem(value), shared=True)
+        shared = self._alloc(shape_of(value.type), elem_type(value), shared=True)
         self._fill(shared, shape_of(value.type), here, lambda b, idx: self.element(value, idx, b))
         return shared
 
-    def _copy_into(
-        self, value: SSAValue, buffer: SSAValue, here: _Builder, temporary: bool = False
+    def copy_into(
+        self, value: SSAValue, buffer: SSAValue, here: Builder, temporary: bool = False
     ) -> None:
         if temporary and value not in self.buffers:
             # The yielded value may read the buffer being overwritten: compute it first.
-            self._materialize(value, here)
+            self.materialize(value, here)
         self._fill(buffer, shape_of(value.type), here, lambda b, idx: self.element(value, idx, b))
 
-    def _lower_for(self, op: scf.ForOp) -> None:
-        carried = [i for i, v in enumerate(op.iter_args) if _is_block(v)]
+    def lower_for(self, op: scf.ForOp) -> None:
+        carried = [i for i, v in enumerate(op.iter_args) if is_block(v)]
         self._carried_shared = any(
             self._read_indirectly(op.body.block.args[i + 1]) or self._read_indirectly(op.results[i])
             for i in carried
         )
         self._loop_depth += 1
-        super()._lower_for(op)
+        super().lower_for(op)
         self._loop_depth -= 1
 
     # -- side effects ------------------------------------------------------------------
@@ -541,29 +537,27 @@ class _SimtLowering(_FunctionLowering):
             owner_reads = same_iteration and (
                 load.result in self.materialized or not self._read_indirectly(load.result)
             )
-            yield self.pointers.overlap(load.ptr, write.ptr), owner_reads  # type: ignore[attr-defined]
+            yield self.plan.pointers.overlap(load.ptr, write.ptr), owner_reads  # type: ignore[attr-defined]
 
-    def _lower_op(self, op: Operation) -> None:
+    def lower_op(self, op: Operation) -> None:
         if op in self._barrier_before and not isinstance(op.prev_op, BarrierOp):
             # Other threads may still read what this write overwrites (the CPU's thread
             # loops run them first anyway).
             block = op.parent_block()
             assert block is not None
             block.insert_op_before(BarrierOp(), op)
-        if isinstance(op, blk.StoreOp | blk.AtomicRMWOp | blk.AtomicCASOp) and not _is_block(
-            op.ptr
-        ):
+        if isinstance(op, blk.StoreOp | blk.AtomicRMWOp | blk.AtomicCASOp) and not is_block(op.ptr):
             self._in_one_thread(op)
-        elif isinstance(op, blk.PrintOp) and not any(_is_block(a) for a in op.args):
+        elif isinstance(op, blk.PrintOp) and not any(is_block(a) for a in op.args):
             self._in_one_thread(op)
-        elif isinstance(op, blk.AssertOp) and not _is_block(op.cond):
+        elif isinstance(op, blk.AssertOp) and not is_block(op.cond):
             self._in_one_thread(op)
         elif isinstance(op, blk.StoreOp | blk.AtomicRMWOp | blk.AtomicCASOp):
             after = op.next_op
-            super()._lower_op(op)
+            super().lower_op(op)
             self._fence_writes(after)
         else:
-            super()._lower_op(op)
+            super().lower_op(op)
 
     def _fence_writes(self, after: Operation | None) -> None:
         """A barrier after global memory writes, before anything that may read them."""
@@ -578,7 +572,7 @@ class _SimtLowering(_FunctionLowering):
         after = op.next_op
         region = ThreadsOp()
         block.insert_op_before(region, op)
-        inside = _Builder(region.body.block)
+        inside = Builder(region.body.block)
         first = inside.value(arith.CmpiOp(region.tid, self.const(0), "eq"))
         then = Block()
         inside.insert(scf.IfOp(first, [], Region(then)))
@@ -588,7 +582,7 @@ class _SimtLowering(_FunctionLowering):
         if results:
             (result,) = results
             slot = self._alloc([1], result.type, shared=True)
-            uniform = _Builder(block, after)
+            uniform = Builder(block, after)
             uniform.insert(BarrierOp())
             value = uniform.value(memref.LoadOp.get(slot, [self.const(0)]))
             result.replace_all_uses_with(value)
@@ -597,18 +591,18 @@ class _SimtLowering(_FunctionLowering):
         if isinstance(op, blk.StoreOp | blk.AtomicRMWOp | blk.AtomicCASOp):
             self._fence_writes(after)
 
-    def _lower_atomic(self, op: blk.AtomicRMWOp | blk.AtomicCASOp, here: _Builder) -> None:
+    def lower_atomic(self, op: blk.AtomicRMWOp | blk.AtomicCASOp, here: Builder) -> None:
         buffer = self._buffer_for(op.result) if op.result.uses else None
         if buffer is not None:
             self.buffers[op.result] = buffer
             if buffer not in self.registers and self._in_loop(here):
                 here.insert(BarrierOp())
 
-        def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def body(b: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
             operands = [self.element(o, idx, b) for o in op.operands]
             properties = dict(op.properties)
             clone = type(op).create(
-                operands=operands, result_types=[_elem(op.result)], properties=properties
+                operands=operands, result_types=[elem_type(op.result)], properties=properties
             )
             clone.location = op.location
             old = b.builder.value(clone)
@@ -622,16 +616,16 @@ class _SimtLowering(_FunctionLowering):
 
     # -- reductions, scans, dot ----------------------------------------------------------
 
-    def _lower_reduce(self, op: blk.ReduceOp, here: _Builder) -> None:
+    def lower_reduce(self, op: blk.ReduceOp, here: Builder) -> None:
         if op.axis is not None and len(shape_of(op.src.type)) > 1:
             self._lower_axis_reduce(op, here)
             return
         kind = op.kind.data
         shape = shape_of(op.src.type)
-        src_elem = _elem(op.src)
+        src_elem = elem_type(op.src)
         acc_elem = src_elem if kind in _ARG_KINDS else (op.acc_dtype or src_elem)
         nan = blk.nan_of(op)
-        inits = self._reduce_init(kind, acc_elem, nan)
+        inits = self.reduce_init(kind, acc_elem, nan)
         scratch = [self._alloc([self.num_warps], acc_elem, shared=True)]
         if kind in _ARG_KINDS:
             inits.append(self.const(0, i32))
@@ -640,12 +634,12 @@ class _SimtLowering(_FunctionLowering):
             here.insert(BarrierOp())
         region = ThreadsOp()
         here.insert(region)
-        inside = _Builder(region.body.block)
+        inside = Builder(region.body.block)
 
-        def body(b: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def body(b: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
             x = self.element(op.src, idx, b)
-            position = self._linear_i32(idx, shape, b) if kind in _ARG_KINDS else self.const(0, i32)
-            return self._combine(kind, carried, x, acc_elem, position, b.builder, nan)
+            position = self.linear_i32(idx, shape, b) if kind in _ARG_KINDS else self.const(0, i32)
+            return self.combine(kind, carried, x, acc_elem, position, b.builder, nan)
 
         partial = self.owned_nest(inside, region.tid, shape, body, inits)
         lane_mask = WARP_SIZE // 2
@@ -670,7 +664,7 @@ class _SimtLowering(_FunctionLowering):
             else:
                 total = self._merge(kind, total, values, acc_elem, here, nan)
         assert total is not None
-        result = total[1] if kind in _ARG_KINDS else self._cast(total[0], _elem(op.result), here)
+        result = total[1] if kind in _ARG_KINDS else self.cast(total[0], elem_type(op.result), here)
         op.result.replace_all_uses_with(result)
         op.detach()
         op.erase()
@@ -681,7 +675,7 @@ class _SimtLowering(_FunctionLowering):
         a: list[SSAValue],
         b: list[SSAValue],
         elem: Attribute,
-        builder: _Builder,
+        builder: Builder,
         nan: blk.Nan,
     ) -> list[SSAValue]:
         """Combine two partial results of a reduction; for arg kinds, (value, index) pairs
@@ -689,7 +683,7 @@ class _SimtLowering(_FunctionLowering):
         every number (`nan = propagate`, the lower index among NaNs) or loses to it
         (`num`)."""
         if kind not in _ARG_KINDS:
-            return self._combine(kind, a, b[0], elem, self.const(0, i32), builder, nan)
+            return self.combine(kind, a, b[0], elem, self.const(0, i32), builder, nan)
         (av, ai), (bv, bi) = a, b
         v = builder.value
         predicate = "gt" if kind is blk.ReduceKind.ARGMAX else "lt"
@@ -707,67 +701,67 @@ class _SimtLowering(_FunctionLowering):
                 better = v(blk.WhereOp(b_nan, both, v(blk.OrOp(better, a_nan, i1)), i1))
         return [v(blk.WhereOp(better, bv, av, elem)), v(blk.WhereOp(better, bi, ai, i32))]
 
-    def _lower_axis_reduce(self, op: blk.ReduceOp, here: _Builder) -> None:
+    def _lower_axis_reduce(self, op: blk.ReduceOp, here: Builder) -> None:
         kind = op.kind.data
         src_shape = list(shape_of(op.src.type))
         axis = op.axis.value.data  # type: ignore[union-attr]
         outer = [d for d in range(len(src_shape)) if d != axis]
-        src_elem = _elem(op.src)
+        src_elem = elem_type(op.src)
         acc_elem = src_elem if kind in _ARG_KINDS else (op.acc_dtype or src_elem)
         staged = self._shared_copy(op.src, here)
 
         nan = blk.nan_of(op)
 
-        def compute(b: _Body, out_idx: Index) -> SSAValue:
-            inits = self._reduce_init(kind, acc_elem, nan)
+        def compute(b: LoopBody, out_idx: Index) -> SSAValue:
+            inits = self.reduce_init(kind, acc_elem, nan)
             if kind in _ARG_KINDS:
                 inits.append(self.const(0, i32))
 
-            def step(sb: _Builder, k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+            def step(sb: Builder, k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
                 full = list(out_idx)
                 full.insert(axis, k)
                 x = sb.value(memref.LoadOp.get(staged, full))
                 position = sb.value(arith.IndexCastOp(k, i32))
-                return self._combine(kind, carried, x, acc_elem, position, sb, nan)
+                return self.combine(kind, carried, x, acc_elem, position, sb, nan)
 
             final = self._for(b.builder, src_shape[axis], step, inits)
             if kind in _ARG_KINDS:
                 return final[1]
-            return self._cast(final[0], _elem(op.result), b.builder)
+            return self.cast(final[0], elem_type(op.result), b.builder)
 
         buffer = self._buffer_for(op.result)
         self.buffers[op.result] = buffer
         self._fill(buffer, [src_shape[d] for d in outer], here, compute)
 
-    def _lower_scan(self, op: blk.ScanOp, here: _Builder) -> None:
+    def lower_scan(self, op: blk.ScanOp, here: Builder) -> None:
         shape = list(shape_of(op.src.type))
         axis = op.axis.value.data
         kind = op.kind.data
-        acc_elem = op.acc_dtype if op.acc_dtype is not None else _elem(op.src)
+        acc_elem = op.acc_dtype if op.acc_dtype is not None else elem_type(op.src)
         nan = blk.nan_of(op)
         staged = self._shared_copy(op.src, here)
 
-        def compute(b: _Body, idx: Index) -> SSAValue:
-            def step(sb: _Builder, k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+        def compute(b: LoopBody, idx: Index) -> SSAValue:
+            def step(sb: Builder, k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
                 full = list(idx)
                 full[axis] = k
                 x = sb.value(memref.LoadOp.get(staged, full))
-                return self._combine(kind, carried, x, acc_elem, self.const(0, i32), sb, nan)
+                return self.combine(kind, carried, x, acc_elem, self.const(0, i32), sb, nan)
 
             stop = b.builder.value(arith.AddiOp(idx[axis], self.const(1)))
-            inits = self._reduce_init(kind, acc_elem, nan)
+            inits = self.reduce_init(kind, acc_elem, nan)
             (final,) = self._for(b.builder, 0, step, inits, stop=stop)
-            return self._cast(final, _elem(op.result), b.builder)
+            return self.cast(final, elem_type(op.result), b.builder)
 
         buffer = self._buffer_for(op.result)
         self.buffers[op.result] = buffer
         self._fill(buffer, shape, here, compute)
 
-    def _lower_dot(self, op: blk.DotOp, here: _Builder) -> None:
+    def lower_dot(self, op: blk.DotOp, here: Builder) -> None:
         a = self._shared_copy(op.lhs, here)
         b_shared = self._shared_copy(op.rhs, here)
         out_shape = shape_of(op.result.type)
-        acc_elem = op.acc_dtype if op.acc_dtype is not None else _elem(op.result)
+        acc_elem = op.acc_dtype if op.acc_dtype is not None else elem_type(op.result)
         k_size = shape_of(op.lhs.type)[-1]
         acc = self._alloc(out_shape, acc_elem, shared=False)
         result = self._buffer_for(op.result)
@@ -776,22 +770,22 @@ class _SimtLowering(_FunctionLowering):
             here.insert(BarrierOp())
         region = ThreadsOp()
         here.insert(region)
-        inside = _Builder(region.body.block)
+        inside = Builder(region.body.block)
 
-        def init(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def init(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
             if op.acc is not None:
-                value = self._cast(self.element(op.acc, idx, bd), acc_elem, bd.builder)
+                value = self.cast(self.element(op.acc, idx, bd), acc_elem, bd.builder)
             else:
                 value = self.scalar_constant(0, acc_elem)
             self._store(acc, value, idx, bd)
             return []
 
-        def over_k(kb: _Builder, k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
-            def fma(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def over_k(kb: Builder, k: SSAValue, carried: list[SSAValue]) -> list[SSAValue]:
+            def fma(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
                 *batch, m, n = idx
                 bb = bd.builder
-                x = self._cast(bb.value(memref.LoadOp.get(a, [*batch, m, k])), acc_elem, bb)
-                y = self._cast(bb.value(memref.LoadOp.get(b_shared, [*batch, k, n])), acc_elem, bb)
+                x = self.cast(bb.value(memref.LoadOp.get(a, [*batch, m, k])), acc_elem, bb)
+                y = self.cast(bb.value(memref.LoadOp.get(b_shared, [*batch, k, n])), acc_elem, bb)
                 local = [self._local(bd, idx)]
                 old = bb.value(memref.LoadOp.get(acc, local))
                 product = bb.value(blk.MulOp(x, y, acc_elem))
@@ -803,9 +797,9 @@ class _SimtLowering(_FunctionLowering):
             self.owned_nest(kb, region.tid, out_shape, fma)
             return []
 
-        def convert(bd: _Body, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def convert(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
             value = bd.builder.value(memref.LoadOp.get(acc, [self._local(bd, idx)]))
-            self._store(result, self._cast(value, _elem(op.result), bd.builder), idx, bd)
+            self._store(result, self.cast(value, elem_type(op.result), bd.builder), idx, bd)
             return []
 
         self.owned_nest(inside, region.tid, out_shape, init)
@@ -837,7 +831,7 @@ def _unfenced_loads(write: Operation) -> Iterator[tuple[blk.LoadOp, bool]]:
 
     Every write at the top of a block is followed by a barrier (`_fence_writes`): walking
     back from `write`, one ends the search. A load fused into a later nest than its own
-    position never crosses a write (`_write_before_last_use`). In a loop, the previous
+    position never crosses a write (`FusionPlan`). In a loop, the previous
     iteration ran what follows `write` in its block (and a while loop's other region)."""
     op = write
     while True:
@@ -861,11 +855,11 @@ def _loads_back(
 ) -> Generator[tuple[blk.LoadOp, bool], None, bool]:
     """The loads in `op` and the ops before it, back to `stop` or a write (then True)."""
     while op is not None and op is not stop:
-        if isinstance(op, _WRITES_MEMORY):
+        if isinstance(op, WRITES_MEMORY):
             return True
         yield from ((n, same_iteration) for n in op.walk() if isinstance(n, blk.LoadOp))
         op = op.prev_op
     return False
 
 
-__all__ = ["ConvertBlkToSimtPass", "Layout"]
+__all__ = ["ConvertBlkToSimtPass", "Layout", "SimtLowering"]
