@@ -29,12 +29,52 @@ F = TypeVar("F", bound=Callable[..., Any])
 # dtypes
 
 
-class dtype:  # noqa: N801 - Triton's name
-    """An element type, as `tl.float32` or `x.dtype`; `str()` gives Triton's short name."""
+def _is_named(name: str) -> Callable[[dtype], bool]:
+    """Triton's ``dtype.is_<name>()``: whether a dtype is the one Triton calls `name`."""
 
-    def __init__(self, short: str, blkc_dtype: _dtypes.DType | None):
-        self.name = short
+    def predicate(self: dtype) -> bool:
+        return self.name == name
+
+    predicate.__name__ = f"is_{name}"
+    predicate.__doc__ = f"Whether this dtype is {name}."
+    return predicate
+
+
+class dtype:  # noqa: N801 - Triton's name
+    """An element type, as `tl.float32` or `x.dtype`; `str()` gives Triton's short name and
+    ``tl.dtype("fp32")`` looks a dtype up by it. The name groups, predicates and
+    attributes mean what Triton's do (its fp8 variants blkc lacks, and `void`, left out)."""
+
+    SINT_TYPES = ["int8", "int16", "int32", "int64"]
+    UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
+    FP_TYPES = ["fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64"]
+    STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
+    OTHER_TYPES: list[str] = []
+
+    class SIGNEDNESS(enum.Enum):
+        SIGNED = 0
+        UNSIGNED = 1
+
+    class KIND(enum.Enum):
+        BOOLEAN = 0
+        INTEGRAL = 1
+        FLOATING = 2
+
+    def __init__(self, name: Any, blkc_dtype: _dtypes.DType | None = None):
+        if blkc_dtype is None and not isinstance(self, pointer_type):  # a lookup by name
+            name = name.value if isinstance(name, constexpr) else name
+            if not dtype.is_dtype(name):
+                known = dtype.SINT_TYPES + dtype.UINT_TYPES + dtype.FP_TYPES
+                raise ValueError(f"unknown dtype {name!r} (dtypes: {', '.join(known)})")
+            blkc_dtype = _BY_NAME[name].blkc_dtype
+        self.name = name
         self.blkc_dtype = blkc_dtype
+
+    @staticmethod
+    def is_dtype(type_str: str) -> bool:
+        """Whether `type_str` is the Triton name of a dtype (``"fp32"``, ``"uint8"``)."""
+        groups = (dtype.SINT_TYPES, dtype.UINT_TYPES, dtype.FP_TYPES, dtype.OTHER_TYPES)
+        return _py.any(type_str in group for group in groups)
 
     def __str__(self) -> str:
         return self.name
@@ -43,50 +83,115 @@ class dtype:  # noqa: N801 - Triton's name
         return f"blkc.language.{_REPR.get(self.name, self.name)}"
 
     def __eq__(self, other: object) -> bool:
+        other = other.value if isinstance(other, constexpr) else other
         return isinstance(other, dtype) and other.name == self.name
 
     def __hash__(self) -> int:
         return hash(self.name)
 
-    def _kind(self) -> _dtypes.Kind | None:
-        return None if self.blkc_dtype is None else self.blkc_dtype.kind
-
     def is_floating(self) -> bool:
-        return self._kind() == _dtypes.Kind.FLOAT
+        return self.name in dtype.FP_TYPES
+
+    def is_standard_floating(self) -> bool:
+        return self.name in dtype.STANDARD_FP_TYPES
 
     def is_int(self) -> bool:
-        return self._kind() in (_dtypes.Kind.INT, _dtypes.Kind.BOOL)
+        """True for every integer, bool (int1) included."""
+        return self.is_int_signed() or self.is_int_unsigned()
 
     def is_int_signed(self) -> bool:
-        return self._kind() == _dtypes.Kind.INT and bool(self.blkc_dtype and self.blkc_dtype.signed)
+        return self.name in dtype.SINT_TYPES
 
     def is_int_unsigned(self) -> bool:
-        return self._kind() == _dtypes.Kind.INT and not self.is_int_signed()
+        """True for the unsigned integers and bool (int1), as in Triton."""
+        return self.name in dtype.UINT_TYPES
 
     def is_bool(self) -> bool:
-        return self._kind() == _dtypes.Kind.BOOL
+        return self.name == "int1"
 
     def is_ptr(self) -> bool:
         return False
 
-    def is_fp16(self) -> bool:
-        return self.name == "fp16"
-
-    def is_bf16(self) -> bool:
-        return self.name == "bf16"
-
-    def is_fp32(self) -> bool:
-        return self.name == "fp32"
-
-    def is_fp64(self) -> bool:
-        return self.name == "fp64"
+    def is_block(self) -> bool:
+        return False
 
     def is_fp8(self) -> bool:
         return self.name.startswith("fp8")
 
+    is_int1 = _is_named("int1")
+    is_int8 = _is_named("int8")
+    is_int16 = _is_named("int16")
+    is_int32 = _is_named("int32")
+    is_int64 = _is_named("int64")
+    is_uint8 = _is_named("uint8")
+    is_uint16 = _is_named("uint16")
+    is_uint32 = _is_named("uint32")
+    is_uint64 = _is_named("uint64")
+    is_fp8e4nv = _is_named("fp8e4nv")
+    is_fp8e5 = _is_named("fp8e5")
+    is_fp8e4b8 = _is_named("fp8e4b8")
+    is_fp8e4b15 = _is_named("fp8e4b15")
+    is_fp8e5b16 = _is_named("fp8e5b16")
+    is_fp16 = _is_named("fp16")
+    is_bf16 = _is_named("bf16")
+    is_fp32 = _is_named("fp32")
+    is_fp64 = _is_named("fp64")
+
+    def kind(self) -> dtype.KIND:
+        """BOOLEAN < INTEGRAL < FLOATING, as promotion orders kinds."""
+        if self.is_bool():
+            return dtype.KIND.BOOLEAN
+        return dtype.KIND.INTEGRAL if self.is_int() else dtype.KIND.FLOATING
+
+    @property
+    def scalar(self) -> dtype:
+        return self
+
     @property
     def primitive_bitwidth(self) -> int:
         return 64 if self.blkc_dtype is None else self.blkc_dtype.width
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element (Triton's: 0 for int1, whose bitwidth is 1)."""
+        return self.primitive_bitwidth // 8
+
+    @property
+    def int_bitwidth(self) -> int:
+        """Integers only (Triton sets it on those alone)."""
+        return self._int().width
+
+    @property
+    def int_signedness(self) -> dtype.SIGNEDNESS:
+        """Integers only (Triton sets it on those alone)."""
+        return dtype.SIGNEDNESS.SIGNED if self._int().signed else dtype.SIGNEDNESS.UNSIGNED
+
+    @property
+    def fp_mantissa_width(self) -> int:
+        """Floats only: the stored fraction bits (fp32: 23)."""
+        return self._float().significand_bits - 1
+
+    @property
+    def exponent_bias(self) -> int:
+        """Floats only (fp32: 127)."""
+        exponent_bits = self.primitive_bitwidth - 1 - self.fp_mantissa_width
+        return (1 << (exponent_bits - 1)) - 1
+
+    def get_int_max_value(self) -> int:
+        return self._int().int_range[1]
+
+    def get_int_min_value(self) -> int:
+        return self._int().int_range[0]
+
+    def _int(self) -> _dtypes.DType:
+        if not self.is_int() or self.blkc_dtype is None:
+            raise AttributeError(f"{self.name} is not an integer dtype")
+        return self.blkc_dtype
+
+    def _float(self) -> _dtypes.DType:
+        if not self.is_floating() or self.blkc_dtype is None:
+            raise AttributeError(f"{self.name} is not a floating-point dtype")
+        return self.blkc_dtype
 
 
 class pointer_type(dtype):  # noqa: N801 - Triton's name
@@ -126,6 +231,7 @@ _ALL_DTYPES = {
     "float8e4nv": float8e4nv, "float8e5": float8e5,
 }  # fmt: skip
 _REPR = {d.name: attr for attr, d in _ALL_DTYPES.items()}
+_BY_NAME = {d.name: d for d in _ALL_DTYPES.values()}
 _BY_BLKC = {d.blkc_dtype: d for d in _ALL_DTYPES.values()}
 
 
