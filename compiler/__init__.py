@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from blkc.pipeline import parse, run_pipeline
     from blkc.promotion import set_default_policy
     from blkc.promotion.base import PromotionError
+    from blkc.runtime.arrays import reinterpret
 
 __all__ = [
     "BlkcError",
@@ -35,6 +36,7 @@ __all__ = [
     "jit",
     "next_power_of_2",
     "parse",
+    "reinterpret",
     "run_pipeline",
     "set_default_policy",
 ]
@@ -54,6 +56,7 @@ _LAZY = {
     "compile": "blkc.kernel",
     "PromotionError": "blkc.promotion.base",
     "parse": "blkc.pipeline",
+    "reinterpret": "blkc.runtime.arrays",
     "run_pipeline": "blkc.pipeline",
     "set_default_policy": "blkc.promotion",
 }

@@ -7,8 +7,9 @@
     add[(blkc.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
     add[lambda meta: (blkc.cdiv(n, meta["BLOCK"]),)](x, y, out, n, BLOCK=1024)
 
-Arguments specialise the kernel as Triton does: arrays (anything with
-`__array_interface__` or DLPack) become pointers to their dtype; bools are i1; ints are
+Arguments specialise the kernel as Triton does: arrays (NumPy arrays, torch tensors,
+`blkc.reinterpret` views, anything with `__array_interface__` or DLPack:
+`blkc.runtime.arrays`) become pointers to their dtype; bools are i1; ints are
 i32 when they fit, else i64 (uint64 above that), and an int equal to 1 is compiled in;
 floats are f32; `tl.constexpr` parameters and None are compiled in. Each specialization
 compiles once and is cached in memory and on disk. The key holds everything the compiled
@@ -34,7 +35,7 @@ import numpy
 from blkc import autotuning
 from blkc.frontend.captures import Captures, capture
 from blkc.language import core as tl
-from blkc.runtime.grid import Grid, Launchable
+from blkc.runtime.grid import Grid, Launchable, check_num_cpu_threads
 
 _IGNORED_OPTIONS = frozenset(
     {"num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
@@ -197,12 +198,11 @@ class JITFunction(_Launchable):
 
     # -- specialization ----------------------------------------------------------------
 
-    def _with_num_warps(self, kwargs: dict[str, Any], num_warps: int | None) -> dict[str, Any]:
-        """`kwargs`, plus `num_warps` when the kernel has a parameter of that name (Triton
-        passes the launch option to it too)."""
-        if num_warps is not None and "num_warps" in self.arg_names:
-            return {**kwargs, "num_warps": num_warps}
-        return kwargs
+    def _with_options(self, kwargs: dict[str, Any], **options: Any) -> dict[str, Any]:
+        """`kwargs`, plus each launch option given (`num_warps`, `num_cpu_threads`) that the
+        kernel has a parameter of that name for (Triton passes the option to it too)."""
+        named = {n: v for n, v in options.items() if v is not None and n in self.arg_names}
+        return {**kwargs, **named} if named else kwargs
 
     def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         for name in _IGNORED_OPTIONS & kwargs.keys():
@@ -223,17 +223,14 @@ class JITFunction(_Launchable):
         if value is None or isinstance(value, tl.dtype):
             return _Spec(None, value)
         from blkc import dtypes
-        from blkc.runtime.launch import as_array
+        from blkc.runtime.arrays import dtype_and_shape
 
-        array = as_array(value)
-        if array is not None and not isinstance(value, numpy.generic):
-            try:
-                pointee = dtypes.from_numpy(array.dtype)
-            except dtypes.UnknownDTypeError:
-                raise TypeError(
-                    f"kernel '{self.__name__}', argument '{name}': arrays of {array.dtype} "
-                    "cannot be passed to kernels"
-                ) from None
+        try:
+            array = None if isinstance(value, numpy.generic) else dtype_and_shape(value)
+            pointee = None if array is None else dtypes.from_numpy(array[0])
+        except dtypes.UnknownDTypeError as err:
+            raise TypeError(f"kernel '{self.__name__}', argument '{name}': {err}") from None
+        if pointee is not None:
             return _Spec(f"!blk.ptr<{pointee.mlir}>")
         if isinstance(value, numpy.generic):
             return _Spec(dtypes.from_numpy(value.dtype).mlir)
@@ -337,12 +334,15 @@ class JITFunction(_Launchable):
         target: str | None = None,
         num_warps: int | None = None,
         arch: str | None = None,
+        num_cpu_threads: int | None = None,
         **kwargs: Any,
     ) -> None:
-        """Compile (once per specialization) and launch over `grid`."""
-        arguments = self._bind(args, self._with_num_warps(kwargs, num_warps))
+        """Compile (once per specialization) and launch over `grid`, on CPU targets on at
+        most `num_cpu_threads` threads (None: every core)."""
+        options = {"num_warps": num_warps, "num_cpu_threads": num_cpu_threads}
+        arguments = self._bind(args, self._with_options(kwargs, **options))
         kernel, runtime = self.compile_for(arguments, policy, target, num_warps, arch)
-        kernel.run(grid, runtime, arguments)
+        kernel.run(grid, runtime, arguments, num_cpu_threads)
 
     def warmup(
         self,
@@ -352,11 +352,13 @@ class JITFunction(_Launchable):
         target: str | None = None,
         num_warps: int | None = None,
         arch: str | None = None,
+        num_cpu_threads: int | None = None,
         **kwargs: Any,
     ) -> Any:
         """Compile for these arguments without running; return the compiled `blkc.Kernel`
         (native code included), whose `asm` maps stage names to text."""
-        arguments = self._bind(args, self._with_num_warps(kwargs, num_warps))
+        options = {"num_warps": num_warps, "num_cpu_threads": num_cpu_threads}
+        arguments = self._bind(args, self._with_options(kwargs, **options))
         kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
         return kernel.prepare()
 
@@ -384,8 +386,8 @@ def jit(
     `blkc.set_default_policy`, else `$BLKC_POLICY`, else triton); ints named in
     `do_not_specialize` are never compiled in; `check_bounds` and `target` (cpu, cpu-simt,
     ptx; default `$BLKC_TARGET`, else cpu) as in `blkc.compile`. Other Triton options
-    (`debug`, `noinline`, ...) are accepted. Launches may also pass `policy=`, `target=`
-    and `num_warps=`.
+    (`debug`, `noinline`, ...) are accepted. Launches may also pass `policy=`, `target=`,
+    `num_warps=` and `num_cpu_threads=` (how many CPU threads the launch may use).
     """
 
     def decorate(f: Callable[..., Any]) -> JITFunction:
@@ -406,8 +408,9 @@ def jit(
 
 @dataclass
 class Config:
-    """One candidate of `autotune`: meta-parameter values (`kwargs`), plus Triton's GPU
-    options, accepted for compatibility."""
+    """One candidate of `autotune`: meta-parameter values (`kwargs`), how many CPU threads
+    its launches may use (triton-cpu's `num_cpu_threads`; None: every core, or what the
+    launch says), plus Triton's GPU options, accepted for compatibility."""
 
     kwargs: dict[str, Any]
     num_warps: int = 4
@@ -415,12 +418,27 @@ class Config:
     num_ctas: int = 1
     maxnreg: int | None = None
     pre_hook: Callable[..., Any] | None = None
+    num_cpu_threads: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.num_cpu_threads is not None:
+            check_num_cpu_threads(self.num_cpu_threads)
 
     def all_kwargs(self) -> dict[str, Any]:
         return dict(self.kwargs)
 
+    def with_launch_options(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """A launch's keyword arguments `kwargs`, plus this config's `num_cpu_threads`
+        unless the launch gives its own."""
+        if self.num_cpu_threads is None:
+            return kwargs
+        return {"num_cpu_threads": self.num_cpu_threads, **kwargs}
+
     def __str__(self) -> str:
-        return ", ".join(f"{k}: {v}" for k, v in self.kwargs.items())
+        items = {**self.kwargs}
+        if self.num_cpu_threads is not None:
+            items["num_cpu_threads"] = self.num_cpu_threads
+        return ", ".join(f"{k}: {v}" for k, v in items.items())
 
 
 @dataclass
@@ -438,11 +456,13 @@ class Autotuner(_Decorator):
     timings: dict[tuple[Any, ...], dict[str, float]] = field(default_factory=dict)
 
     def _key(self, arguments: dict[str, Any]) -> tuple[Any, ...]:
+        from blkc.runtime.arrays import dtype_and_shape
+
         parts = []
         for name in self.key:
             value = arguments.get(name)
-            array = None if value is None else _as_array(value)
-            parts.append((str(array.dtype), array.shape) if array is not None else value)
+            array = None if value is None else dtype_and_shape(value)
+            parts.append((str(array[0]), array[1]) if array is not None else value)
         return tuple(parts)
 
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
@@ -453,7 +473,7 @@ class Autotuner(_Decorator):
         config = self.best[key]
         if config.pre_hook is not None:
             config.pre_hook({**arguments, **config.kwargs})
-        self.fn.run(*args, grid=grid, **kwargs, **config.kwargs)
+        self.fn.run(*args, grid=grid, **config.with_launch_options(kwargs), **config.kwargs)
 
     def _tune(
         self,
@@ -476,7 +496,7 @@ class Autotuner(_Decorator):
         def once(config: Config) -> None:
             if config.pre_hook is not None:
                 config.pre_hook({**arguments, **config.kwargs})
-            self.fn.run(*args, grid=grid, **kwargs, **config.kwargs)
+            self.fn.run(*args, grid=grid, **config.with_launch_options(kwargs), **config.kwargs)
 
         best, self.timings[key] = autotuning.choose(
             self.__name__,
@@ -502,7 +522,7 @@ def base_function(fn: JITFunction | Autotuner | Heuristics) -> JITFunction:
 
 
 def _as_array(value: Any) -> Any:
-    from blkc.runtime.launch import as_array
+    from blkc.runtime.arrays import as_array
 
     return as_array(value)
 

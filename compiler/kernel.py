@@ -60,17 +60,25 @@ class Kernel(Launchable):
         return f"<blkc.Kernel '{self.name}' for {self.target}>"
 
     def launch(self, grid: Grid, args: Sequence[object], kwargs: dict[str, Any]) -> None:
+        threads = kwargs.pop("num_cpu_threads", None)
         if kwargs:
             raise TypeError(
                 f"kernel '{self.name}' takes its arguments by position "
                 f"(got {', '.join(kwargs)} by name)"
             )
-        self.run(grid, args)
+        self.run(grid, args, num_cpu_threads=threads)
 
-    def run(self, grid: Grid, args: Sequence[object], meta: dict[str, Any] | None = None) -> None:
-        """Launch over `grid` (a tuple, or a function of `meta`)."""
+    def run(
+        self,
+        grid: Grid,
+        args: Sequence[object],
+        meta: dict[str, Any] | None = None,
+        num_cpu_threads: int | None = None,
+    ) -> None:
+        """Launch over `grid` (a tuple, or a function of `meta`), on CPU targets on at most
+        `num_cpu_threads` threads (None: every core)."""
         _check_divisibility(self.name, self.divisibility, args)
-        self.backend.launch(self, grid, args, meta or {})
+        self.backend.launch(self, grid, args, meta or {}, num_cpu_threads)
 
     def prepare(self) -> Kernel:
         """Generate the native code now (a launch otherwise does it first); return self."""

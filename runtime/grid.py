@@ -52,4 +52,14 @@ def check_grid(grid: object, function: bool = True) -> None:
     )
 
 
-__all__ = ["Grid", "Launchable", "check_grid"]
+def check_num_cpu_threads(value: object) -> int:
+    """`value` when it can be a launch's `num_cpu_threads` (a positive int: how many CPU
+    threads the launch may use), else a TypeError or ValueError saying why."""
+    if not isinstance(value, int | numpy.integer) or isinstance(value, bool):
+        raise TypeError(f"num_cpu_threads must be a positive int, not {value!r}")
+    if value < 1:
+        raise ValueError(f"num_cpu_threads must be a positive int, got {value}")
+    return int(value)
+
+
+__all__ = ["Grid", "Launchable", "check_grid", "check_num_cpu_threads"]

@@ -1,9 +1,10 @@
 """Launching compiled kernels on NumPy arrays: `kernel[grid](*args)`.
 
-Arrays (and anything with `__array_interface__` or DLPack) become pointers after a check
-that their dtype is the pointee type; Python numbers become scalars of the parameter's
-type. The grid (1 to 3 axes) is split into chunks of consecutive program ids that the
-calling thread and one pool thread per other core take in turn, each chunk run through
+Arrays (NumPy arrays, torch CPU tensors, anything with `__array_interface__` or DLPack:
+`blkc.runtime.arrays`) become pointers after a check that their dtype is the pointee
+type; Python numbers become scalars of the parameter's type. The grid (1 to 3 axes) is
+split into chunks of consecutive program ids that the calling thread and one pool thread
+per other core (or `num_cpu_threads` threads in all) take in turn, each chunk run through
 ctypes, which releases the GIL during the call. A failed `blk.assert` raises
 `AssertionError` after the launch; the process never dies.
 """
@@ -27,7 +28,8 @@ from xdsl.ir import Attribute
 
 from blkc import dtypes
 from blkc.dialects.types import PtrType
-from blkc.runtime.grid import Grid, check_grid
+from blkc.runtime.arrays import as_array
+from blkc.runtime.grid import Grid, check_grid, check_num_cpu_threads
 
 _CTYPES = {
     "bool": ctypes.c_bool,
@@ -105,17 +107,6 @@ def launcher_ctypes(abi: Sequence[Attribute]) -> list[type]:
     ]
 
 
-def as_array(value: object) -> numpy.ndarray | None:
-    """`value` as a NumPy array without copying, or None when it is not array-like."""
-    if isinstance(value, numpy.ndarray):
-        return value
-    if hasattr(value, "__array_interface__"):
-        return numpy.asarray(value)
-    if hasattr(value, "__dlpack__"):
-        return numpy.from_dlpack(value)
-    return None
-
-
 @dataclass
 class _Converted:
     values: list[object]
@@ -130,7 +121,7 @@ def convert_args(name: str, params: Sequence[Attribute], args: Sequence[object])
     for index, (t, arg) in enumerate(zip(params, args, strict=True)):
         where = f"argument {index} of kernel '{name}'"
         if isinstance(t, PtrType):
-            array = as_array(arg)
+            array = as_array(arg, where)
             if array is None:
                 raise TypeError(f"{where} is a pointer: pass an array, not {type(arg).__name__}")
             want = dtypes.from_xdsl(t.pointee)
@@ -255,14 +246,18 @@ core slowed by other work takes fewer chunks, where a static split waits for its
 
 
 def run_grid(
-    function: Callable[..., None], values: Sequence[object], grid: tuple[int, int, int]
+    function: Callable[..., None],
+    values: Sequence[object],
+    grid: tuple[int, int, int],
+    num_cpu_threads: int | None = None,
 ) -> None:
-    """Call the compiled launcher over every program of `grid`, on every core: the calling
-    thread and the pool's threads."""
+    """Call the compiled launcher over every program of `grid` on `num_cpu_threads`
+    threads (by default, and at most, one per core): the calling thread and the pool's."""
+    threads = _cores() if num_cpu_threads is None else check_num_cpu_threads(num_cpu_threads)
     total = grid[0] * grid[1] * grid[2]
     if total == 0:
         return
-    workers = min(_cores(), total)
+    workers = min(threads, _cores(), total)
     with _failures_lock:
         _failures.clear()
     if workers == 1:

@@ -6,7 +6,8 @@ A `Backend` takes a kernel from strict blk IR to something that runs:
 - `build(module, name, options, cache_key)`: lower the strict module, generate its code
   and return the stages it adds (`loops`, `llvm`, ...) and its `program`, all that a
   launch needs;
-- `launch(kernel, grid, args, meta)`: run a compiled kernel over a grid;
+- `launch(kernel, grid, args, meta, num_cpu_threads)`: run a compiled kernel over a grid
+  (CPU targets on at most `num_cpu_threads` threads, every core by default);
 - `program_meta(program)` / `program_from_meta(meta, options, cache_key)`: the program
   as JSON-able data for the disk cache, and back.
 
@@ -75,9 +76,16 @@ class Backend(ABC):
 
     @abstractmethod
     def launch(
-        self, kernel: Kernel, grid: Grid, args: Sequence[object], meta: dict[str, Any]
+        self,
+        kernel: Kernel,
+        grid: Grid,
+        args: Sequence[object],
+        meta: dict[str, Any],
+        num_cpu_threads: int | None = None,
     ) -> None:
-        """Run `kernel` (whose `program` this backend built) over `grid`."""
+        """Run `kernel` (whose `program` this backend built) over `grid`, on at most
+        `num_cpu_threads` CPU threads where the target runs on the CPU (None: every
+        core)."""
 
     @abstractmethod
     def program_meta(self, program: Any) -> dict[str, Any]:

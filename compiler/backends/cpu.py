@@ -158,14 +158,19 @@ class CpuBackend(Backend):
         return {"loops": str(lowered[True]), "llvm": program.llvm_variants[True]}, program
 
     def launch(
-        self, kernel: Kernel, grid: launch.Grid, args: Sequence[object], meta: dict[str, Any]
+        self,
+        kernel: Kernel,
+        grid: launch.Grid,
+        args: Sequence[object],
+        meta: dict[str, Any],
+        num_cpu_threads: int | None = None,
     ) -> None:
         program: CpuProgram = kernel.program
         converted = launch.convert_args(kernel.name, kernel.params, args)
         shape = launch.normalize_grid(grid, meta)
         binary = program.binary(launch.no_overlap(converted.arrays))
         bounds = launch.array_bounds(kernel.params, converted.arrays)
-        launch.run_grid(binary.launcher, [*converted.values, bounds], shape)
+        launch.run_grid(binary.launcher, [*converted.values, bounds], shape, num_cpu_threads)
         binary.check_accesses(kernel.name, program.accesses)
 
     def prepare(self, kernel: Kernel) -> None:

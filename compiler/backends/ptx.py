@@ -46,8 +46,14 @@ class PtxBackend(Backend):
         return {"loops": loops, "llvm": llvm_ir, "ptx": program.ptx}, program
 
     def launch(
-        self, kernel: Kernel, grid: Grid, args: Sequence[object], meta: dict[str, Any]
+        self,
+        kernel: Kernel,
+        grid: Grid,
+        args: Sequence[object],
+        meta: dict[str, Any],
+        num_cpu_threads: int | None = None,
     ) -> None:
+        """Run on the GPU (`num_cpu_threads`, a CPU option, is ignored)."""
         from blkc.runtime import cuda_launch, launch
 
         cuda_launch.launch(kernel.program, kernel.params, launch.normalize_grid(grid, meta), args)

@@ -1,0 +1,126 @@
+"""`num_cpu_threads` (triton-cpu's launch option): how many CPU threads a launch may use,
+on `blkc.Config`, at launch, and in `run_grid`."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+from blkc.runtime import launch
+
+
+@blkc.jit
+def double(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+
+
+class _RecordingThreads:
+    """A stand-in launcher that records which thread ran each chunk of programs."""
+
+    def __init__(self) -> None:
+        self.threads: set[int] = set()
+        self.programs = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, first: int, end: int, *grid: int) -> None:
+        with self._lock:
+            self.threads.add(threading.get_ident())
+            self.programs += end - first
+
+
+@pytest.fixture
+def four_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(launch, "_cores", lambda: 4)
+
+
+def test_one_thread_runs_every_program_on_the_calling_thread(four_cores: None) -> None:
+    recorder = _RecordingThreads()
+    launch.run_grid(recorder, [], (64, 2, 1), num_cpu_threads=1)
+    assert recorder.threads == {threading.get_ident()}
+    assert recorder.programs == 128
+
+
+def test_the_pool_gets_one_helper_fewer_than_the_threads(
+    four_cores: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    submitted = []
+
+    class Pool:
+        """A ThreadPoolExecutor that never runs what it is given."""
+
+        def submit(self, work: object) -> _Done:
+            submitted.append(work)
+            return _Done()
+
+    class _Done:
+        def cancel(self) -> bool:
+            return True
+
+        def result(self) -> None:
+            return None
+
+    monkeypatch.setattr(launch, "_pool", lambda: Pool())
+    recorder = _RecordingThreads()
+    launch.run_grid(recorder, [], (64, 1, 1), num_cpu_threads=2)
+    assert len(submitted) == 1
+    assert recorder.programs == 64  # the calling thread took every chunk the helper left
+    submitted.clear()
+    launch.run_grid(recorder, [], (64, 1, 1))
+    assert len(submitted) == 3  # by default one thread per core
+
+
+def test_a_launch_passes_num_cpu_threads_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_pool() -> None:
+        raise AssertionError("a launch on one CPU thread must not use the pool")
+
+    monkeypatch.setattr(launch, "_pool", no_pool)
+    monkeypatch.setattr(launch, "_cores", lambda: 4)
+    x = numpy.arange(1000, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    double[(blkc.cdiv(1000, 64),)](x, out, 1000, BLOCK=64, num_cpu_threads=1)
+    numpy.testing.assert_array_equal(out, x * 2)
+    kernel = double.warmup(x, out, 1000, BLOCK=64)
+    out[:] = 0
+    kernel[(blkc.cdiv(1000, 64),)](x, out, 1000, num_cpu_threads=1)  # a blkc.Kernel too
+    numpy.testing.assert_array_equal(out, x * 2)
+
+
+def test_a_config_carries_num_cpu_threads_to_its_launches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    seen = []
+    real = launch.run_grid
+
+    def recording(function: Any, values: Any, grid: Any, num_cpu_threads: int | None) -> None:
+        seen.append(num_cpu_threads)
+        real(function, values, grid, num_cpu_threads)
+
+    monkeypatch.setattr(launch, "run_grid", recording)
+    tuned = blkc.autotune([blkc.Config({"BLOCK": 64}, num_cpu_threads=1)], key=["n"])(double)
+    x = numpy.arange(100, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    tuned[(2,)](x, out, 100)
+    tuned[(2,)](x, out, 100, num_cpu_threads=2)  # the launch's own value wins
+    assert seen == [1, 2]
+    numpy.testing.assert_array_equal(out, x * 2)
+    assert str(blkc.Config({"BLOCK": 64}, num_cpu_threads=3)) == "BLOCK: 64, num_cpu_threads: 3"
+
+
+@pytest.mark.parametrize(
+    ("value", "error"), [(0, ValueError), (-2, ValueError), (1.5, TypeError), (True, TypeError)]
+)
+def test_num_cpu_threads_must_be_a_positive_int(value: object, error: type) -> None:
+    with pytest.raises(error, match="num_cpu_threads must be a positive int"):
+        blkc.Config({"BLOCK": 64}, num_cpu_threads=value)  # type: ignore[arg-type]
+    with pytest.raises(error, match="num_cpu_threads must be a positive int"):
+        launch.run_grid(_RecordingThreads(), [], (4, 1, 1), num_cpu_threads=value)  # type: ignore[arg-type]
+    x = numpy.zeros(8, numpy.float32)
+    with pytest.raises(error, match="num_cpu_threads must be a positive int"):
+        double[(1,)](x, x, 8, BLOCK=64, num_cpu_threads=value)
