@@ -106,11 +106,7 @@ class LoopLowering(BlockLowering):
         return op.memref
 
     def loop_nest(
-        self,
-        builder: Builder,
-        shape: Sequence[int],
-        body: NestBody,
-        inits: Sequence[SSAValue] = (),
+        self, builder: Builder, shape: Sequence[int], body: NestBody, inits: Sequence[SSAValue] = ()
     ) -> list[SSAValue]:
         """Nested `scf.for` loops over `shape`; `body` gets the indices and carried values
         and returns the next carried values. Returns the final carried values."""
