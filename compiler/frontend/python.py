@@ -35,6 +35,7 @@ from blkc.dialects.types import PtrType, dtype_of, element_type, shape_of
 from blkc.frontend.builder import IRBuilder
 from blkc.frontend.captures import closure_cells, readable, refusal
 from blkc.language import core as tl
+from blkc.language.block_pointers import BlockPointer
 
 if TYPE_CHECKING:
     from blkc.jitfunction import JITFunction
@@ -396,12 +397,13 @@ class CodeGenerator:
     ) -> None:
         before = dict(self.env)
         candidates = [*assigned_names([*then, *otherwise]), _RETURN]
+        pointers: dict[str, BlockPointer] = {}
 
         def branch(statements: list[ast.stmt]) -> Callable[[], dict[str, SSAValue]]:
             def build() -> dict[str, SSAValue]:
                 self.env = dict(before)
                 self.run(statements)
-                return self._carried_values(candidates)
+                return self._carried_values(candidates, pointers)
 
             return build
 
@@ -409,17 +411,33 @@ class CodeGenerator:
         with self._at(node):
             results = self.ir.branch(condition, branch(then), branch(otherwise))
         self.env = before
+        for name, pointer in pointers.items():
+            keys = [f"{name}.{part}" for part, _ in pointer.named_scalars()]
+            if all(k in results for k in keys):
+                self.env[name] = pointer.with_scalars([self.wrap(results.pop(k)) for k in keys])
         for name, value in results.items():
             self.env[name] = self.wrap(value)
 
-    def _carried_values(self, names: Sequence[str]) -> dict[str, SSAValue]:
-        """The names of `names` holding kernel values or numbers, as SSA values."""
+    def _carried_values(
+        self, names: Sequence[str], pointers: dict[str, BlockPointer]
+    ) -> dict[str, SSAValue]:
+        """The names of `names` holding kernel values or numbers, as SSA values; a block
+        pointer gives its kernel scalars (``p.offsets[0]``) and its layout to `pointers`,
+        the same in both branches of an `if`."""
         found: dict[str, SSAValue] = {}
         for name in names:
             if name not in self.env:
                 continue
             value = self.unwrap_constexpr(self.env[name])
-            if isinstance(value, tl.tensor):
+            if isinstance(value, BlockPointer):
+                if name in pointers and not pointers[name].same_layout(value):
+                    raise self.error(
+                        f"'{name}' is {_describe(pointers[name])} after one branch of the 'if' "
+                        f"but {_describe(value)} after the other; give both the same layout"
+                    )
+                pointers[name] = value
+                found.update({f"{name}.{p}": v.handle for p, v in value.named_scalars()})
+            elif isinstance(value, tl.tensor):
                 found[name] = value.handle
             elif isinstance(value, bool | int | float):
                 found[name] = self.ir.literal(value)
@@ -437,7 +455,7 @@ class CodeGenerator:
             if name in exclude or name not in self.env:
                 continue
             value = self.unwrap_constexpr(self.env[name])
-            if isinstance(value, tl.tensor | bool | int | float):
+            if isinstance(value, tl.tensor | bool | int | float | BlockPointer):
                 names.append(name)
             elif value is not None:
                 raise self.error(
@@ -486,18 +504,55 @@ class CodeGenerator:
         def body(index: SSAValue, values: list[SSAValue]) -> list[SSAValue]:
             self.env = dict(before)
             self.env[name] = self.wrap(index)
-            self.env.update({n: self.wrap(v) for n, v in zip(carried, values, strict=True)})
+            self._bind_carried(carried, before, values)
             self.run(node.body)
-            return self._next_values(carried)
+            return self._next_values(carried, before)
 
         lower, upper, stride = (self.value(v, "a loop bound") for v in (start, stop, step))
-        inits = [self.value(before[n], n) for n in carried]
-        results = self.ir.for_loop(lower, upper, stride, inits, body, carried)
+        slots = self._slots(carried, before)
+        inits, slot_names = [v for _, v in slots], [n for n, _ in slots]
+        results = self.ir.for_loop(lower, upper, stride, inits, body, slot_names)
         self.env = before
-        self.env.update({n: self.wrap(v) for n, v in zip(carried, results, strict=True)})
+        self._bind_carried(carried, before, results)
 
-    def _next_values(self, carried: Sequence[str]) -> list[SSAValue]:
-        return [self.value(self.env[n], f"'{n}'") for n in carried]
+    def _slots(self, carried: Sequence[str], env: dict[str, Any]) -> list[tuple[str, SSAValue]]:
+        """The SSA values carried for the variables `carried` hold in `env`, with their
+        names: a block pointer is carried as its kernel scalars (``p.offsets[0]``)."""
+        slots = []
+        for n in carried:
+            value = self.unwrap_constexpr(env[n])
+            if isinstance(value, BlockPointer):
+                slots += [(f"{n}.{part}", v.handle) for part, v in value.named_scalars()]
+            else:
+                slots.append((n, self.value(value, f"'{n}'")))
+        return slots
+
+    def _bind_carried(
+        self, carried: Sequence[str], templates: dict[str, Any], values: Sequence[SSAValue]
+    ) -> None:
+        """Bind `carried` to `values` (as `_slots` lists them), rebuilding the block
+        pointers `templates` holds."""
+        remaining = iter(values)
+        for n in carried:
+            template = self.unwrap_constexpr(templates[n])
+            if isinstance(template, BlockPointer):
+                scalars = [self.wrap(next(remaining)) for _ in template.scalars()]
+                self.env[n] = template.with_scalars(scalars)
+            else:
+                self.env[n] = self.wrap(next(remaining))
+
+    def _next_values(self, carried: Sequence[str], before: dict[str, Any]) -> list[SSAValue]:
+        for n in carried:
+            old, new = (self.unwrap_constexpr(e[n]) for e in (before, self.env))
+            if isinstance(old, BlockPointer) != isinstance(new, BlockPointer) or (
+                isinstance(old, BlockPointer) and not old.same_layout(new)
+            ):
+                raise self.error(
+                    f"'{n}' is {_describe(old)} before the loop but {_describe(new)} after an "
+                    "iteration; a block pointer carried through a loop keeps its block shape "
+                    "and order (move it with tl.advance)"
+                )
+        return [v for _, v in self._slots(carried, self.env)]
 
     def _while(self, node: ast.While) -> None:
         if node.orelse:
@@ -507,7 +562,7 @@ class CodeGenerator:
 
         def bind(values: list[SSAValue]) -> None:
             self.env = dict(before)
-            self.env.update({n: self.wrap(v) for n, v in zip(carried, values, strict=True)})
+            self._bind_carried(carried, before, values)
 
         def cond(values: list[SSAValue]) -> SSAValue:
             bind(values)
@@ -523,12 +578,13 @@ class CodeGenerator:
         def body(values: list[SSAValue]) -> list[SSAValue]:
             bind(values)
             self.run(node.body)
-            return self._next_values(carried)
+            return self._next_values(carried, before)
 
-        inits = [self.value(before[n], n) for n in carried]
-        results = self.ir.while_loop(inits, cond, body, carried)
+        slots = self._slots(carried, before)
+        inits, slot_names = [v for _, v in slots], [n for n, _ in slots]
+        results = self.ir.while_loop(inits, cond, body, slot_names)
         self.env = before
-        self.env.update({n: self.wrap(v) for n, v in zip(carried, results, strict=True)})
+        self._bind_carried(carried, before, results)
 
     # -- expressions -------------------------------------------------------------------
 
@@ -623,6 +679,11 @@ class CodeGenerator:
 
     def _binary(self, op: ast.operator, left: Any, right: Any) -> Any:
         a, b = self.unwrap_constexpr(left), self.unwrap_constexpr(right)
+        if isinstance(a, BlockPointer) or isinstance(b, BlockPointer):
+            raise self.error(
+                f"operator '{_symbol(op)}' is not defined on block pointers; move a block "
+                "pointer with tl.advance(pointer, offsets)"
+            )
         if self.is_constant(a) and self.is_constant(b):
             try:
                 return _PYTHON_BINARY[type(op)](a, b)
@@ -866,6 +927,8 @@ def _symbol(op: ast.operator) -> str:
 
 
 def _describe(value: Any) -> str:
+    if isinstance(value, BlockPointer):
+        return f"a {value!r}"
     if isinstance(value, tl.tensor):
         return f"a kernel value ({value.handle.type})"
     if isinstance(value, ModuleType):

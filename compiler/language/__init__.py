@@ -15,6 +15,7 @@ and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
 """
 
 from blkc.language import math
+from blkc.language.block_pointers import advance, make_block_ptr
 from blkc.language.core import (
     PropagateNan,
     abs,
@@ -117,4 +118,5 @@ __all__ = [
     "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store", "sum",
     "tensor", "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum",
     "zeros", "zeros_like",
+    "advance", "make_block_ptr",
 ]  # fmt: skip

@@ -418,6 +418,14 @@ def zeros_like(input: Any, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
     return full(list(x.shape), 0, x.dtype, _semantic=_semantic)
 
 
+_NOT_A_BLOCK_POINTER = (
+    "`boundary_check` argument is not supported for {what} a tensor of pointers or {what} "
+    "a scalar. Because the compiler does not know the boundary; please use block pointers "
+    "(defined by `make_block_ptr`) instead (tl.{op}: boundary_check and padding_option "
+    "need a block pointer; mask a tensor of pointers with mask=)"
+)
+
+
 @builtin
 def load(
     pointer: Any,
@@ -434,8 +442,13 @@ def load(
     """Load where `pointer` points; where `mask` is false the value is `other` (zero).
     Cache and eviction hints are accepted and ignored on the CPU."""
     sem = _semantic
+    from blkc.language import block_pointers  # imports this module
+
+    if isinstance(sem.unwrap_constexpr(pointer), block_pointers.BlockPointer):
+        block = sem.unwrap_constexpr(pointer)
+        return block_pointers.load(sem, block, mask, other, boundary_check, padding_option)
     if boundary_check or padding_option:
-        raise sem.error("block pointers (boundary_check, padding_option) are not supported")
+        raise sem.error(_NOT_A_BLOCK_POINTER.format(what="loading", op="load"))
     ptr = sem.value(pointer, "load's pointer")
     m = None if sem.is_none(mask) else sem.value(mask, "load's mask")
     o = None if sem.is_none(other) else sem.value(other, "load's other")
@@ -456,8 +469,13 @@ def store(
     """Store `value` where `pointer` points, where `mask` holds (converted to the pointee
     type)."""
     sem = _semantic
+    from blkc.language import block_pointers  # imports this module
+
+    if isinstance(sem.unwrap_constexpr(pointer), block_pointers.BlockPointer):
+        block = sem.unwrap_constexpr(pointer)
+        return block_pointers.store(sem, block, value, mask, boundary_check)
     if boundary_check:
-        raise sem.error("block pointers (boundary_check) are not supported")
+        raise sem.error(_NOT_A_BLOCK_POINTER.format(what="storing", op="store"))
     m = None if sem.is_none(mask) else sem.value(mask, "store's mask")
     sem.ir.store(sem.value(pointer, "store's pointer"), sem.value(value, "store's value"), m)
 
