@@ -33,7 +33,7 @@ from typing import Any
 import numpy
 
 from blkc import autotuning
-from blkc.frontend.captures import Captures, capture
+from blkc.frontend.captures import Captures, capture, key_of
 from blkc.language import core as tl
 from blkc.runtime.grid import Grid, Launchable, check_num_cpu_threads
 
@@ -271,7 +271,7 @@ class JITFunction(_Launchable):
 
         policy = policy or self.policy or default_policy()
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
-        signature = tuple((n, s.mlir, _hashable(s.constant), s.hint) for n, s in specs.items())
+        signature = tuple((n, s.mlir, key_of(s.constant), s.hint) for n, s in specs.items())
         runtime = [arguments[n] for n, s in specs.items() if s.mlir is not None]
         # Launches look their variant up here first: hashing the key for the shared cache
         # costs more than some kernels take to run.
@@ -361,14 +361,6 @@ class JITFunction(_Launchable):
         arguments = self._bind(args, self._with_options(kwargs, **options))
         kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
         return kernel.prepare()
-
-
-def _hashable(value: Any) -> Any:
-    if isinstance(value, list | tuple):
-        return tuple(_hashable(v) for v in value)
-    if isinstance(value, tl.dtype):
-        return ("dtype", value.name)
-    return (type(value).__name__, repr(value))
 
 
 def jit(

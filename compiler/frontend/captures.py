@@ -124,7 +124,7 @@ def _fingerprint(value: Any) -> Any:
     if value is MISSING:
         return ("missing",)
     if isinstance(value, tl.constexpr):
-        return ("constexpr", _plain(value.value))
+        return ("constexpr", key_of(value.value))
     if isinstance(value, tl.dtype):
         return ("dtype", value.name)
     if isinstance(value, ModuleType):
@@ -132,15 +132,17 @@ def _fingerprint(value: Any) -> Any:
     if isinstance(value, JITFunction):
         return ("jit", value.fn.__module__, value.fn.__qualname__)
     if isinstance(value, _SCALARS):
-        return ("value", _plain(value))
+        return ("value", key_of(value))
     if readable(value):
         return ("builtin", getattr(value, "__module__", ""), getattr(value, "__qualname__", ""))
     return ("refused", type(value).__name__)
 
 
-def _plain(value: Any) -> Any:
+def key_of(value: Any) -> Any:
+    """A compile-time value as a hashable, printable key part (lists as tuples, dtypes by
+    name, anything else by its type and repr)."""
     if isinstance(value, list | tuple):
-        return tuple(_plain(v) for v in value)
+        return tuple(key_of(v) for v in value)
     if isinstance(value, tl.dtype):
         return ("dtype", value.name)
     return (type(value).__name__, repr(value))
@@ -240,4 +242,4 @@ def capture(kernel: JITFunction) -> Captures:
     return Captures(entries, digest.hexdigest(), replaced)
 
 
-__all__ = ["MISSING", "Captures", "capture", "closure_cells", "readable", "refusal"]
+__all__ = ["MISSING", "Captures", "capture", "closure_cells", "key_of", "readable", "refusal"]
