@@ -48,9 +48,11 @@ from xdsl.irdl import (
     opt_operand_def,
     opt_prop_def,
     prop_def,
+    region_def,
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.irdl.declarative_assembly_format import (
     AttributeVariable,
@@ -64,7 +66,7 @@ from xdsl.irdl.declarative_assembly_format import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import MemoryEffect, Pure
+from xdsl.traits import IsTerminator, MemoryEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -1869,6 +1871,141 @@ class ScanOp(BlkOp):
             )
 
 
+class CombineRegionOp(IRDLOperation, ABC):
+    """Base of the reductions and scans whose combining step is a region: `srcs`, blocks of
+    one shape, combined along `axis` element by element; the region's block takes the
+    accumulated scalars then the next element's (one of each per operand) and yields the
+    combined scalars with `blk.yield`, in the operands' dtypes."""
+
+    srcs = var_operand_def()
+    axis = prop_def(IntegerAttr[I32])
+    combined = var_result_def()
+    combiner = region_def("single_block")
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        if not self.srcs:
+            raise VerifyException(f"'{self.name}' takes at least one operand")
+        shape = shape_of(self.srcs[0].type)
+        for i, src in enumerate(self.srcs):
+            check_value(f"operand {i}", src.type, NUMBER, weak_ok=False)
+            if not isinstance(src.type, TensorType) or shape_of(src.type) != shape:
+                raise VerifyException(
+                    f"operand {i} has type {src.type}; the operands must be blocks of one "
+                    f"shape, as operand 0 ({self.srcs[0].type})"
+                )
+        axis = self.axis.value.data
+        if not 0 <= axis < len(shape):
+            raise VerifyException(f"axis {axis} is out of range for {self.srcs[0].type}")
+        elems = [element_type(s.type) for s in self.srcs]
+        block = self.combiner.block
+        if [a.type for a in block.args] != elems * 2:
+            shown = ", ".join(str(a.type) for a in block.args)
+            want = ", ".join(str(e) for e in elems * 2)
+            raise VerifyException(
+                f"the combiner takes ({shown}); the operands' dtypes, accumulated then "
+                f"next, are ({want})"
+            )
+        last = block.last_op
+        if not isinstance(last, YieldOp) or [v.type for v in last.values] != elems:
+            raise VerifyException(
+                f"the combiner must end in blk.yield of {', '.join(map(str, elems))}"
+            )
+
+    def combined_shape(self) -> list[int]:
+        """The shape of each result."""
+        return list(shape_of(self.srcs[0].type))
+
+    def verify_results(self) -> None:
+        out = self.combined_shape()
+        for i, (src, result) in enumerate(zip(self.srcs, self.results, strict=False)):
+            want = block_of(element_type(src.type), out)
+            if result.type != want:
+                raise VerifyException(f"result {i} has type {result.type}; expected {want}")
+        if len(self.results) != len(self.srcs):
+            raise VerifyException(
+                f"{len(self.results)} results for {len(self.srcs)} operands; expected one each"
+            )
+
+
+@irdl_op_definition
+class ReduceRegionOp(CombineRegionOp):
+    """Reduces blocks along `axis` with the combining step in its region, left to right:
+    the first element, combined with the second, that with the third. Several operands
+    reduce together (an argmax over (value, index) pairs); a 1-D block gives scalars.
+
+    ```mlir
+    %s = blk.reduce_region %x axis = 1 : tensor<4x8xf32> -> tensor<4xf32> {
+    ^bb0(%a : f32, %b : f32):
+      %c = blk.add %a, %b : f32
+      blk.yield %c : f32
+    }
+    ```
+    """
+
+    name = "blk.reduce_region"
+    assembly_format = (
+        "$srcs `axis` `=` $axis attr-dict-with-keyword `:` type($srcs) `->` type($combined) "
+        "$combiner"
+    )
+
+    def combined_shape(self) -> list[int]:
+        shape = list(shape_of(self.srcs[0].type))
+        axis = self.axis.value.data
+        return shape[:axis] + shape[axis + 1 :]
+
+    def verify_(self) -> None:
+        super().verify_()
+        self.verify_results()
+
+
+@irdl_op_definition
+class ScanRegionOp(CombineRegionOp):
+    """Inclusive prefix combination of blocks along `axis` with the combining step in its
+    region; `reverse` runs from the last element to the first (the accumulated value,
+    of the later elements, on the left).
+
+    ```mlir
+    %c = blk.scan_region %x axis = 0 reverse : tensor<16xi32> -> tensor<16xi32> {
+    ^bb0(%a : i32, %b : i32):
+      %c = blk.mul %a, %b : i32
+      blk.yield %c : i32
+    }
+    ```
+    """
+
+    name = "blk.scan_region"
+    reverse = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "$srcs `axis` `=` $axis (`reverse` $reverse^)? attr-dict-with-keyword `:` type($srcs) "
+        "`->` type($combined) $combiner"
+    )
+
+    def verify_(self) -> None:
+        super().verify_()
+        self.verify_results()
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends the combiner of `blk.reduce_region` or `blk.scan_region` with the combined
+    scalars.
+
+    ```mlir
+    blk.yield %c, %i : f32, i32
+    ```
+    """
+
+    name = "blk.yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator(), Pure())
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def verify_(self) -> None:
+        if not isinstance(self.parent_op(), CombineRegionOp):
+            raise VerifyException("blk.yield ends the combiner of a reduce_region or scan_region")
+
+
 @irdl_op_definition
 class DotOp(IRDLOperation):
     """Matrix product of blocks ``[M, K] x [K, N] -> [M, N]`` (a leading batch dimension
@@ -2042,6 +2179,9 @@ Blk = Dialect(
         AtomicCASOp,
         ReduceOp,
         ScanOp,
+        ReduceRegionOp,
+        ScanRegionOp,
+        YieldOp,
         DotOp,
         PrintOp,
         AssertOp,

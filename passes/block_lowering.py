@@ -148,6 +148,12 @@ class BlockLowering(ABC):
     @abstractmethod
     def lower_dot(self, op: blk.DotOp, here: Builder) -> None: ...
 
+    @abstractmethod
+    def lower_reduce_region(self, op: blk.ReduceRegionOp, here: Builder) -> None: ...
+
+    @abstractmethod
+    def lower_scan_region(self, op: blk.ScanRegionOp, here: Builder) -> None: ...
+
     # -- driving -----------------------------------------------------------------------
 
     def run(self) -> None:
@@ -181,6 +187,12 @@ class BlockLowering(ABC):
             return
         if isinstance(op, scf.WhileOp) and any(is_block(v) for v in op.arguments):
             self._lower_while(op)
+            return
+        if isinstance(op, blk.ReduceRegionOp):
+            self.lower_reduce_region(op, here)
+            return
+        if isinstance(op, blk.ScanRegionOp):
+            self.lower_scan_region(op, here)
             return
         if op.regions:
             if any(is_block(r) for r in op.results):
@@ -489,6 +501,24 @@ class BlockLowering(ABC):
         best = b.value(blk.WhereOp(better, x, acc, acc_elem))
         index = b.value(blk.WhereOp(better, position, carried[1], i32))
         return [best, index]
+
+    def apply_combiner(
+        self,
+        op: blk.CombineRegionOp,
+        acc: Sequence[SSAValue],
+        nxt: Sequence[SSAValue],
+        b: Builder,
+    ) -> list[SSAValue]:
+        """One step of a `blk.reduce_region` or `blk.scan_region`: its combiner's ops,
+        cloned at `b` on the accumulated scalars `acc` and the next elements `nxt`; the
+        combined scalars."""
+        block = op.combiner.block
+        mapping: dict[SSAValue, SSAValue] = dict(zip(block.args, [*acc, *nxt], strict=True))
+        for inner in block.ops:
+            if isinstance(inner, blk.YieldOp):
+                return [mapping.get(v, v) for v in inner.values]
+            b.insert(inner.clone(value_mapper=mapping))
+        raise AssertionError("a combiner ends in blk.yield")
 
     def cast(self, value: SSAValue, elem: Attribute, b: Builder) -> SSAValue:
         """`value` as `elem` (a `blk.cast` where the types differ)."""

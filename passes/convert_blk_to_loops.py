@@ -278,6 +278,73 @@ class LoopLowering(BlockLowering):
 
         self.loop_nest(here, [shape[d] for d in outer], body)
 
+    def lower_reduce_region(self, op: blk.ReduceRegionOp, here: Builder) -> None:
+        """Left to right: the first element, then the combiner over the others."""
+        shape = shape_of(op.srcs[0].type)
+        axis = op.axis.value.data
+        outer = [size for d, size in enumerate(shape) if d != axis]
+
+        def reduce_at(b: LoopBody, out_idx: Index) -> list[SSAValue]:
+            first = [self.element(s, _with_axis(out_idx, axis, self.const(0)), b) for s in op.srcs]
+
+            def step(ib: LoopBody, red_idx: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                k = ib.builder.value(arith.AddiOp(red_idx[0], self.const(1)))
+                nxt = [self.element(s, _with_axis(out_idx, axis, k), ib) for s in op.srcs]
+                return self.apply_combiner(op, acc, nxt, ib.builder)
+
+            return self.loop_nest(b.builder, [shape[axis] - 1], step, first)
+
+        if not outer:
+            for result, value in zip(op.combined, reduce_at(LoopBody(here), []), strict=True):
+                result.replace_all_uses_with(value)
+            op.detach()
+            op.erase()
+            return
+        buffers = [self.alloca(outer, elem_type(r)) for r in op.combined]
+        self.buffers.update(zip(op.combined, buffers, strict=True))
+
+        def body(b: LoopBody, out_idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            for value, buffer in zip(reduce_at(b, out_idx), buffers, strict=True):
+                b.builder.insert(memref.StoreOp.get(value, buffer, out_idx))
+            return []
+
+        self.loop_nest(here, outer, body)
+
+    def lower_scan_region(self, op: blk.ScanRegionOp, here: Builder) -> None:
+        """From the first element to the last (`reverse`: the last to the first), storing
+        each prefix."""
+        shape = list(shape_of(op.srcs[0].type))
+        axis = op.axis.value.data
+        size = shape[axis]
+        buffers = [self.alloca(shape, elem_type(r)) for r in op.combined]
+        self.buffers.update(zip(op.combined, buffers, strict=True))
+        outer = shape[:axis] + shape[axis + 1 :]
+
+        def store(b: LoopBody, values: list[SSAValue], idx: Index) -> None:
+            for value, buffer in zip(values, buffers, strict=True):
+                b.builder.insert(memref.StoreOp.get(value, buffer, idx))
+
+        def body(b: LoopBody, out_idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            start = _with_axis(out_idx, axis, self.const(size - 1 if op.reverse else 0))
+            first = [self.element(s, start, b) for s in op.srcs]
+            store(b, first, start)
+
+            def step(ib: LoopBody, scan_idx: Index, acc: list[SSAValue]) -> list[SSAValue]:
+                if op.reverse:
+                    k = ib.builder.value(arith.SubiOp(self.const(size - 2), scan_idx[0]))
+                else:
+                    k = ib.builder.value(arith.AddiOp(scan_idx[0], self.const(1)))
+                idx = _with_axis(out_idx, axis, k)
+                nxt = [self.element(s, idx, ib) for s in op.srcs]
+                combined = self.apply_combiner(op, acc, nxt, ib.builder)
+                store(ib, combined, idx)
+                return combined
+
+            self.loop_nest(b.builder, [size - 1], step, first)
+            return []
+
+        self.loop_nest(here, outer, body)
+
     def lower_dot(self, op: blk.DotOp, here: Builder) -> None:
         a = self._ensure_buffer(op.lhs, here)
         b_buf = self._ensure_buffer(op.rhs, here)
@@ -379,6 +446,11 @@ class LoopLowering(BlockLowering):
             and use.index == acc.index - first_carried
             and acc_elem == elem_type(op.result)
         )
+
+
+def _with_axis(idx: Index, axis: int, position: SSAValue) -> Index:
+    """`idx`, an index without dimension `axis`, with `position` there."""
+    return [*idx[:axis], position, *idx[axis:]]
 
 
 def _skipping_nan(

@@ -757,6 +757,75 @@ class SimtLowering(BlockLowering):
         self.buffers[op.result] = buffer
         self._fill(buffer, shape, here, compute)
 
+    def lower_reduce_region(self, op: blk.ReduceRegionOp, here: Builder) -> None:
+        """From shared memory, sequentially: each thread combines, left to right, the
+        elements of the results it owns (a reduction to scalars: every thread, all)."""
+        shape = shape_of(op.srcs[0].type)
+        axis = op.axis.value.data
+        staged = [self._shared_copy(s, here) for s in op.srcs]
+
+        def reduce_at(b: Builder, out_idx: Index) -> list[SSAValue]:
+            def load(at: Builder, k: SSAValue) -> list[SSAValue]:
+                idx = [*out_idx[:axis], k, *out_idx[axis:]]
+                return [at.value(memref.LoadOp.get(s, idx)) for s in staged]
+
+            def step(sb: Builder, k: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                return self.apply_combiner(op, acc, load(sb, k), sb)
+
+            first = load(b, self.const(0))
+            return self._for(b, shape[axis], step, first, start=self.const(1))
+
+        if len(shape) == 1:
+            for result, value in zip(op.combined, reduce_at(here, []), strict=True):
+                result.replace_all_uses_with(value)
+            op.detach()
+            op.erase()
+            return
+        out_shape = shape_of(op.combined[0].type)
+        for i, result in enumerate(op.combined):
+            self._fill_result(result, out_shape, here, lambda b, idx, i=i: reduce_at(b, idx)[i])
+
+    def lower_scan_region(self, op: blk.ScanRegionOp, here: Builder) -> None:
+        """From shared memory, sequentially: each thread combines the prefix of each
+        element it owns (`reverse`: the suffix), O(n) steps per element."""
+        shape = shape_of(op.srcs[0].type)
+        axis = op.axis.value.data
+        last = shape[axis] - 1
+        staged = [self._shared_copy(s, here) for s in op.srcs]
+
+        def scan_at(b: Builder, idx: Index) -> list[SSAValue]:
+            def load(at: Builder, k: SSAValue) -> list[SSAValue]:
+                full = list(idx)
+                full[axis] = k
+                return [at.value(memref.LoadOp.get(s, full)) for s in staged]
+
+            def step(sb: Builder, j: SSAValue, acc: list[SSAValue]) -> list[SSAValue]:
+                k = sb.value(arith.SubiOp(self.const(last), j)) if op.reverse else j
+                return self.apply_combiner(op, acc, load(sb, k), sb)
+
+            first = load(b, self.const(last if op.reverse else 0))
+            steps = b.value(arith.SubiOp(self.const(last), idx[axis])) if op.reverse else idx[axis]
+            stop = b.value(arith.AddiOp(steps, self.const(1)))
+            return self._for(b, 0, step, first, start=self.const(1), stop=stop)
+
+        for i, result in enumerate(op.combined):
+            self._fill_result(result, shape, here, lambda b, idx, i=i: scan_at(b, idx)[i])
+
+    def _fill_result(
+        self,
+        result: SSAValue,
+        shape: Sequence[int],
+        here: Builder,
+        compute: Callable[[Builder, Index], SSAValue],
+    ) -> None:
+        """Compute block `result` (when used) into its buffer, each thread its own
+        elements."""
+        if not result.uses:
+            return
+        buffer = self._buffer_for(result)
+        self.buffers[result] = buffer
+        self._fill(buffer, shape, here, lambda b, idx: compute(b.builder, idx))
+
     def lower_dot(self, op: blk.DotOp, here: Builder) -> None:
         a = self._shared_copy(op.lhs, here)
         b_shared = self._shared_copy(op.rhs, here)

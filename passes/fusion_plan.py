@@ -28,6 +28,8 @@ _EXPENSIVE = (
     blk.ModOp,
     blk.ReduceOp,
     blk.ScanOp,
+    blk.ReduceRegionOp,
+    blk.ScanRegionOp,
     blk.DotOp,
     blk.AtomicRMWOp,
     blk.AtomicCASOp,
@@ -35,6 +37,8 @@ _EXPENSIVE = (
 _ALWAYS_MATERIALIZED = (
     blk.ReduceOp,
     blk.ScanOp,
+    blk.ReduceRegionOp,
+    blk.ScanRegionOp,
     blk.DotOp,
     blk.AtomicRMWOp,
     blk.AtomicCASOp,

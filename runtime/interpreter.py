@@ -204,7 +204,7 @@ class _Program:
 OpT = TypeVar("OpT", bound=Operation)
 Impl: TypeAlias = Callable[["_Frame", Any], Sequence[Value]]
 _IMPLS: dict[type[Operation], Impl] = {}
-_TERMINATORS = (func.ReturnOp, scf.YieldOp, scf.ConditionOp)
+_TERMINATORS = (func.ReturnOp, scf.YieldOp, scf.ConditionOp, blk.YieldOp)
 
 
 def _implements(
@@ -661,6 +661,42 @@ def _scan(frame: _Frame, op: blk.ScanOp) -> Sequence[Value]:
     return (result,)
 
 
+def _lines(frame: _Frame, op: blk.CombineRegionOp) -> list[Array]:
+    """Each operand with `axis` moved last: the lines the combiner runs along."""
+    return [np.moveaxis(frame.array(s), op.axis.value.data, -1) for s in op.srcs]
+
+
+@_implements(blk.ReduceRegionOp)
+def _reduce_region(frame: _Frame, op: blk.ReduceRegionOp) -> Sequence[Value]:
+    lines = _lines(frame, op)
+    outs = [np.empty(line.shape[:-1], line.dtype) for line in lines]
+    for where in np.ndindex(outs[0].shape):
+        acc = tuple(np.asarray(line[where][0]) for line in lines)
+        for k in range(1, lines[0].shape[-1]):
+            nxt = tuple(np.asarray(line[where][k]) for line in lines)
+            acc = frame.run_block(op.combiner.block, (*acc, *nxt))
+        for out, value in zip(outs, acc, strict=True):
+            out[where] = value
+    return outs
+
+
+@_implements(blk.ScanRegionOp)
+def _scan_region(frame: _Frame, op: blk.ScanRegionOp) -> Sequence[Value]:
+    lines = _lines(frame, op)
+    outs = [np.empty_like(line) for line in lines]
+    size = lines[0].shape[-1]
+    order = range(size - 1, -1, -1) if op.reverse else range(size)
+    for where in np.ndindex(lines[0].shape[:-1]):
+        acc: tuple[Value, ...] = ()
+        for k in order:
+            nxt = tuple(np.asarray(line[where][k]) for line in lines)
+            acc = frame.run_block(op.combiner.block, (*acc, *nxt)) if acc else nxt
+            for out, value in zip(outs, acc, strict=True):
+                out[where][k] = value
+    axis = op.axis.value.data
+    return [np.moveaxis(out, -1, axis) for out in outs]
+
+
 @_implements(blk.DotOp)
 def _dot(frame: _Frame, op: blk.DotOp) -> Sequence[Value]:
     addend = None if op.acc is None else (frame.array(op.acc), _dtype(op.acc.type))
@@ -707,7 +743,7 @@ def _assert(frame: _Frame, op: blk.AssertOp) -> Sequence[Value]:
 # --------------------------------------------------------------------------------------
 
 
-@_implements(func.ReturnOp, scf.YieldOp, scf.ConditionOp)
+@_implements(func.ReturnOp, scf.YieldOp, scf.ConditionOp, blk.YieldOp)
 def _terminator(frame: _Frame, op: Operation) -> Sequence[Value]:
     return [frame.get(v) for v in op.operands]
 

@@ -97,9 +97,16 @@ UNARY_OPS: dict[str, type[blk.UnaryOp]] = {
 
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
+_SCAN_STEPS = {"sum": "add", "prod": "mul", "max": "maximum", "min": "minimum"}
+"""The binary op of each scan kind, for scans built as `blk.scan_region`."""
+
 DIVISIBILITY = blk.DIVISIBILITY_ATTR
 
 ValueLike = SSAValue | Operation
+
+Combiner = Callable[[list[SSAValue], list[SSAValue]], Sequence[SSAValue]]
+"""The scalar step of a reduction or scan: the accumulated scalars and the next ones, to
+the combined scalars."""
 
 
 class IRBuilder:
@@ -573,8 +580,9 @@ class IRBuilder:
             blk.ReduceOp.build(operands=[value], result_types=[result], properties=properties)
         )
 
-    def scan(self, kind: str, value: SSAValue, axis: int = 0) -> SSAValue:
-        """Inclusive prefix `kind` (sum, prod, max, min) along `axis`."""
+    def scan(self, kind: str, value: SSAValue, axis: int = 0, reverse: bool = False) -> SSAValue:
+        """Inclusive prefix `kind` (sum, prod, max, min) along `axis`; `reverse`: from the
+        last element (a `blk.scan_region` over the accumulated dtype)."""
         value, source = self._block_operand(value, f"the {kind} scan")
         axis = self.normalize_axis(axis, len(shape_of(value.type)), str(value.type))
         result = with_element(value.type, self._accumulated(kind, source, True).xdsl)
@@ -612,6 +620,13 @@ class IRBuilder:
             acc = self.broadcast_to(acc, shape)
             result = dtype_of(acc.type)
             assert result is not None
+        if reverse:
+            step = _SCAN_STEPS[kind]
+            accumulated = self.cast(value, element_type(result))
+            (scanned,) = self.scan_with(
+                [accumulated], axis, lambda a, b: [self.binary(step, a[0], b[0])], reverse=True
+            )
+            return scanned
         elif out_dtype is not None:
             result = out_dtype
         else:
@@ -620,6 +635,61 @@ class IRBuilder:
             except PromotionError as err:
                 raise self.error(str(err)) from None
         properties = {} if out_dtype is None else {"acc_dtype": out_dtype.xdsl}
+    def reduce_with(
+        self, values: Sequence[SSAValue], axis: int, combine: Combiner
+    ) -> list[SSAValue]:
+        """Reduce the blocks `values` (of one shape) together along `axis` with the scalar
+        step `combine` (`blk.reduce_region`)."""
+        return self._combining(blk.ReduceRegionOp, values, axis, combine, {})
+
+    def scan_with(
+        self, values: Sequence[SSAValue], axis: int, combine: Combiner, reverse: bool = False
+    ) -> list[SSAValue]:
+        """The inclusive scan of the blocks `values` (of one shape) together along `axis`
+        with the scalar step `combine`, from the last element when `reverse`
+        (`blk.scan_region`)."""
+        properties = {"reverse": UnitAttr()} if reverse else {}
+        return self._combining(blk.ScanRegionOp, values, axis, combine, properties)
+
+    def _combining(
+        self,
+        op_class: type[blk.CombineRegionOp],
+        values: Sequence[SSAValue],
+        axis: int,
+        combine: Combiner,
+        properties: dict[str, Attribute],
+    ) -> list[SSAValue]:
+        what = "the reduction" if op_class is blk.ReduceRegionOp else "the scan"
+        typed = [self._block_operand(v, what)[0] for v in values]
+        shape = list(shape_of(typed[0].type))
+        for v in typed[1:]:
+            if list(shape_of(v.type)) != shape:
+                raise self.error(
+                    f"{what} combines blocks of one shape, got {typed[0].type} and {v.type}"
+                )
+        axis = self.normalize_axis(axis, len(shape), str(typed[0].type))
+        elems = [element_type(v.type) for v in typed]
+        block = Block(arg_types=elems * 2)
+        with self.inserting_into(block):
+            combined = list(combine(list(block.args[: len(elems)]), list(block.args[len(elems) :])))
+            if len(combined) != len(elems):
+                raise self.error(
+                    f"the combine function returns {len(combined)} values for {len(elems)} inputs"
+                )
+            for value in combined:
+                if isinstance(value.type, TensorType):
+                    raise self.error(f"the combine function must return scalars, got {value.type}")
+            yielded = [self.cast(v, e) for v, e in zip(combined, elems, strict=True)]
+            self.add(blk.YieldOp.create(operands=yielded))
+        out = shape[:axis] + shape[axis + 1 :] if op_class is blk.ReduceRegionOp else shape
+        op = op_class.build(
+            operands=[typed],
+            result_types=[[block_of(e, out) for e in elems]],
+            properties={"axis": IntegerAttr(axis, i32), **properties},
+            regions=[Region(block)],
+        )
+        return list(self.add(op).results)
+
         return self._value(
             blk.DotOp.build(
                 operands=[lhs, rhs, acc],

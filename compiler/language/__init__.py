@@ -22,6 +22,7 @@ from blkc.language.core import (
     arange,
     argmax,
     argmin,
+    associative_scan,
     assume,
     atomic_add,
     atomic_and,
@@ -80,6 +81,7 @@ from blkc.language.core import (
     pointer_type,
     program_id,
     range,
+    reduce,
     reshape,
     rsqrt,
     sigmoid,
@@ -118,5 +120,6 @@ __all__ = [
     "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store", "sum",
     "tensor", "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum",
     "zeros", "zeros_like",
+    "associative_scan", "reduce",
     "advance", "make_block_ptr",
 ]  # fmt: skip

@@ -652,17 +652,90 @@ def _scan(kind: str) -> Callable[..., tensor]:
         _semantic: CodeGenerator,  # noqa: A002
     ) -> tensor:
         s = _semantic
-        if s.constant(reverse, "reverse"):
-            raise s.error(f"cum{kind}(reverse=True) is not supported")
-        return s.wrap(s.ir.scan(kind, s.value(input, "the scan's input"), _axis(s, axis) or 0))
+        x, ax = s.value(input, "the scan's input"), _axis(s, axis) or 0
+        return s.wrap(s.ir.scan(kind, x, ax, bool(s.constant(reverse, "reverse"))))
 
     scan.__name__ = scan.__qualname__ = f"cum{kind}"
-    scan.__doc__ = f"The inclusive cumulative {kind} along `axis`."
+    scan.__doc__ = f"The inclusive cumulative {kind} along `axis` (from the end: `reverse`)."
     return builtin(scan)
 
 
 cumsum = _scan("sum")
 cumprod = _scan("prod")
+
+
+def _combiner(
+    sem: CodeGenerator, combine_fn: Any
+) -> Callable[[list[SSAValue], list[SSAValue]], list[SSAValue]]:
+    """The scalar step that calls `combine_fn`, a `@blkc.jit` function, on the accumulated
+    scalars then the next ones (inlined), as Triton's combine functions take them."""
+    fn = sem.unwrap_constexpr(combine_fn)
+
+    def combine(acc: list[SSAValue], nxt: list[SSAValue]) -> list[SSAValue]:
+        result = sem.call(fn, [sem.wrap(v) for v in (*acc, *nxt)], {})
+        results = result if isinstance(result, tuple) else (result,)
+        return [sem.value(r, "the combine function's result") for r in results]
+
+    return combine
+
+
+def _combined_inputs(sem: CodeGenerator, input: Any) -> tuple[list[SSAValue], bool]:  # noqa: A002
+    """The blocks of a reduction's or scan's `input` (a tensor or a tuple of them), and
+    whether it was a tuple."""
+    if isinstance(input, tuple):
+        return [sem.value(v, "a combined input") for v in input], True
+    return [sem.value(input, "the combined input")], False
+
+
+@builtin
+def reduce(
+    input: Any,  # noqa: A002
+    axis: Any,
+    combine_fn: Any,
+    keep_dims: Any = False,
+    *,
+    _semantic: CodeGenerator,
+) -> Any:
+    """Reduce `input` (a tensor or a tuple of tensors of one shape) along `axis` (all axes
+    when None) with `combine_fn`, a `@blkc.jit` function of the accumulated values then
+    the next ones, returning the combined values; left to right."""
+    s = _semantic
+    values, is_tuple = _combined_inputs(s, input)
+    ax = _axis(s, axis)
+    rank = len(s.shape_of(values[0]))
+    if ax is None:
+        size = functools.reduce(lambda a, b: a * b, s.shape_of(values[0]), 1)
+        values = [s.ir.reshape(v, [size]) for v in values]
+    results = s.ir.reduce_with(values, 0 if ax is None else ax, _combiner(s, combine_fn))
+    if s.constant(keep_dims, "keep_dims"):
+        for a in _py.range(rank) if ax is None else [ax % rank]:
+            results = [s.ir.expand_dims(r, a) for r in results]
+    wrapped = tuple(s.wrap(r) for r in results)
+    return wrapped if is_tuple else wrapped[0]
+
+
+@builtin
+def associative_scan(
+    input: Any,  # noqa: A002
+    axis: Any,
+    combine_fn: Any,
+    reverse: Any = False,
+    *,
+    _semantic: CodeGenerator,
+) -> Any:
+    """The inclusive scan of `input` (a tensor or a tuple of tensors of one shape) along
+    `axis` with `combine_fn`, as `reduce` takes it; from the last element when
+    `reverse`."""
+    s = _semantic
+    values, is_tuple = _combined_inputs(s, input)
+    results = s.ir.scan_with(
+        values,
+        _int_axis(s, axis),
+        _combiner(s, combine_fn),
+        bool(s.constant(reverse, "reverse")),
+    )
+    wrapped = tuple(s.wrap(r) for r in results)
+    return wrapped if is_tuple else wrapped[0]
 
 
 def _unary(name: str, doc: str) -> Callable[..., tensor]:

@@ -263,3 +263,63 @@ func.func @selected_source(%x_ptr: !blk.ptr<f32>, %y_ptr: !blk.ptr<f32>, %flag: 
   blk.store %py, %x : tensor<256x!blk.ptr<f32>>
   func.return
 }
+
+// -----
+
+// A blk.reduce_region runs left to right: the first element starts the accumulators, a
+// loop over the others carries them through the combiner, inlined; the load fuses.
+// CHECK-LABEL: func.func @argmax_pairs
+// CHECK:         %[[FIRST:.*]] = blk.load
+// CHECK-NEXT:    %{{.*}}, %[[J:.*]] = scf.for %[[K:.*]] = %{{.*}} iter_args(%[[AV:.*]] = %[[FIRST]], %[[AI:.*]] = %{{.*}}) -> (f32, i32) {
+// CHECK-NEXT:      arith.addi %[[K]]
+// CHECK:           %[[BV:.*]] = blk.load
+// CHECK-NEXT:      %[[G:.*]] = blk.cmp gt, %[[BV]], %[[AV]] : f32
+// CHECK-NEXT:      %[[V:.*]] = blk.where %[[G]], %[[BV]], %[[AV]] : f32
+// CHECK-NEXT:      %[[W:.*]] = blk.where %[[G]], %{{.*}}, %[[AI]] : i32
+// CHECK-NEXT:      scf.yield %[[V]], %[[W]] : f32, i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    blk.store %{{.*}}, %[[J]] : !blk.ptr<i32>
+func.func @argmax_pairs(%x_ptr: !blk.ptr<f32>, %out: !blk.ptr<i32>) attributes {blk.kernel} {
+  %i = blk.arange 0, 16 : tensor<16xi32>
+  %in = blk.addptr %x_ptr, %i : !blk.ptr<f32>, tensor<16xi32> -> tensor<16x!blk.ptr<f32>>
+  %x = blk.load %in : tensor<16x!blk.ptr<f32>>
+  %m, %j = blk.reduce_region %x, %i axis = 0 : tensor<16xf32>, tensor<16xi32> -> f32, i32 {
+  ^bb0(%av: f32, %ai: i32, %bv: f32, %bi: i32):
+    %g = blk.cmp gt, %bv, %av : f32, f32 -> i1
+    %v = blk.where %g, %bv, %av : i1, f32, f32 -> f32
+    %w = blk.where %g, %bi, %ai : i1, i32, i32 -> i32
+    blk.yield %v, %w : f32, i32
+  }
+  blk.store %out, %j : !blk.ptr<i32>
+  func.return
+}
+
+
+// -----
+
+// A reversed blk.scan_region stores the last element, then walks down from the one before,
+// the accumulated value on the combiner's left.
+// CHECK-LABEL: func.func @reverse_product
+// CHECK-DAG:     %[[C14:.*]] = arith.constant 14 : index
+// CHECK-DAG:     %[[C15:.*]] = arith.constant 15 : index
+// CHECK:         %[[BUF:.*]] = memref.alloca() {{.*}} : memref<16xi32>
+// CHECK:         %[[LAST:.*]] = blk.load
+// CHECK-NEXT:    memref.store %[[LAST]], %[[BUF]][%[[C15]]]
+// CHECK-NEXT:    scf.for %[[J:.*]] = %{{.*}} to %[[C15]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[LAST]]) -> (i32) {
+// CHECK-NEXT:      %[[K:.*]] = arith.subi %[[C14]], %[[J]] : index
+// CHECK:           %[[X:.*]] = blk.load
+// CHECK-NEXT:      %[[C:.*]] = blk.mul %[[ACC]], %[[X]] : i32
+// CHECK-NEXT:      memref.store %[[C]], %[[BUF]][%[[K]]]
+// CHECK-NEXT:      scf.yield %[[C]] : i32
+func.func @reverse_product(%x_ptr: !blk.ptr<i32>) attributes {blk.kernel} {
+  %i = blk.arange 0, 16 : tensor<16xi32>
+  %p = blk.addptr %x_ptr, %i : !blk.ptr<i32>, tensor<16xi32> -> tensor<16x!blk.ptr<i32>>
+  %x = blk.load %p : tensor<16x!blk.ptr<i32>>
+  %t = blk.scan_region %x axis = 0 reverse : tensor<16xi32> -> tensor<16xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %c = blk.mul %a, %b : i32
+    blk.yield %c : i32
+  }
+  blk.store %p, %t : tensor<16x!blk.ptr<i32>>
+  func.return
+}

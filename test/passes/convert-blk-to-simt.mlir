@@ -255,3 +255,57 @@ func.func @copy(%p: !blk.ptr<f32>, %q: !blk.ptr<f32>) attributes {blk.kernel} {
   blk.store %dst, %v : tensor<512x!blk.ptr<f32>>
   func.return
 }
+
+// -----
+
+// A blk.reduce_region to scalars: the operands go to shared memory, then every thread
+// combines them all, left to right, with the combiner inlined.
+// CHECK-LABEL: func.func @argmax_pairs
+// CHECK:         simt.barrier
+// CHECK:         simt.barrier
+// CHECK-NEXT:    %[[AV:.*]] = memref.load %[[XS:.*]][%{{.*}}] : memref<16xf32>
+// CHECK-NEXT:    %[[AI:.*]] = memref.load %[[IS:.*]][%{{.*}}] : memref<16xi32>
+// CHECK-NEXT:    %{{.*}}, %[[J:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A:.*]] = %[[AV]], %[[I:.*]] = %[[AI]]) -> (f32, i32) {
+// CHECK-NEXT:      %[[BV:.*]] = memref.load %[[XS]][%[[K]]] : memref<16xf32>
+// CHECK-NEXT:      %[[BI:.*]] = memref.load %[[IS]][%[[K]]] : memref<16xi32>
+// CHECK-NEXT:      %[[G:.*]] = blk.cmp gt, %[[BV]], %[[A]] : f32
+func.func @argmax_pairs(%x_ptr: !blk.ptr<f32>, %out: !blk.ptr<i32>) attributes {blk.kernel} {
+  %i = blk.arange 0, 16 : tensor<16xi32>
+  %in = blk.addptr %x_ptr, %i : !blk.ptr<f32>, tensor<16xi32> -> tensor<16x!blk.ptr<f32>>
+  %x = blk.load %in : tensor<16x!blk.ptr<f32>>
+  %m, %j = blk.reduce_region %x, %i axis = 0 : tensor<16xf32>, tensor<16xi32> -> f32, i32 {
+  ^bb0(%av: f32, %ai: i32, %bv: f32, %bi: i32):
+    %g = blk.cmp gt, %bv, %av : f32, f32 -> i1
+    %v = blk.where %g, %bv, %av : i1, f32, f32 -> f32
+    %w = blk.where %g, %bi, %ai : i1, i32, i32 -> i32
+    blk.yield %v, %w : f32, i32
+  }
+  blk.store %out, %j : !blk.ptr<i32>
+  func.return
+}
+
+
+// -----
+
+// A blk.scan_region: each thread computes each element it owns from shared memory; a
+// reversed one from the last element down to its own.
+// CHECK-LABEL: func.func @reverse_product
+// CHECK:         simt.threads
+// CHECK:           scf.for
+// CHECK:             arith.subi
+// CHECK:             scf.for
+// CHECK:               arith.subi
+// CHECK:               memref.load
+// CHECK-NEXT:          blk.mul
+func.func @reverse_product(%x_ptr: !blk.ptr<i32>) attributes {blk.kernel} {
+  %i = blk.arange 0, 16 : tensor<16xi32>
+  %p = blk.addptr %x_ptr, %i : !blk.ptr<i32>, tensor<16xi32> -> tensor<16x!blk.ptr<i32>>
+  %x = blk.load %p : tensor<16x!blk.ptr<i32>>
+  %t = blk.scan_region %x axis = 0 reverse : tensor<16xi32> -> tensor<16xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %c = blk.mul %a, %b : i32
+    blk.yield %c : i32
+  }
+  blk.store %p, %t : tensor<16x!blk.ptr<i32>>
+  func.return
+}

@@ -636,3 +636,66 @@ func.func @assert_condition(%x: tensor<16xf32>) {
   blk.assert %x, "nope" : tensor<16xf32>
   func.return
 }
+
+// -----
+
+func.func @reduce_region_shapes(%x: tensor<16xf32>, %i: tensor<8xi32>) {
+  // expected-error @+1 {{operand 1 has type tensor<8xi32>; the operands must be blocks of one shape, as operand 0 (tensor<16xf32>)}}
+  %m, %j = blk.reduce_region %x, %i axis = 0 : tensor<16xf32>, tensor<8xi32> -> f32, i32 {
+  ^bb0(%a: f32, %ai: i32, %b: f32, %bi: i32):
+    blk.yield %a, %ai : f32, i32
+  }
+  func.return
+}
+
+// -----
+
+func.func @reduce_region_arguments(%x: tensor<16xf32>) {
+  // expected-error @+1 {{the combiner takes (f32); the operands' dtypes, accumulated then next, are (f32, f32)}}
+  %s = blk.reduce_region %x axis = 0 : tensor<16xf32> -> f32 {
+  ^bb0(%a: f32):
+    blk.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @reduce_region_yield(%x: tensor<16xf32>) {
+  // expected-error @+1 {{the combiner must end in blk.yield of f32}}
+  %s = blk.reduce_region %x axis = 0 : tensor<16xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %c = blk.cast %a : f32 -> f64
+    blk.yield %c : f64
+  }
+  func.return
+}
+
+// -----
+
+func.func @reduce_region_result(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result 0 has type tensor<8xf32>; expected tensor<4xf32>}}
+  %s = blk.reduce_region %x axis = 1 : tensor<4x8xf32> -> tensor<8xf32> {
+  ^bb0(%a: f32, %b: f32):
+    blk.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @scan_region_axis(%x: tensor<16xi32>) {
+  // expected-error @+1 {{axis 1 is out of range for tensor<16xi32>}}
+  %s = blk.scan_region %x axis = 1 : tensor<16xi32> -> tensor<16xi32> {
+  ^bb0(%a: i32, %b: i32):
+    blk.yield %a : i32
+  }
+  func.return
+}
+
+// -----
+
+func.func @yield_outside(%x: i32) {
+  // expected-error @+1 {{blk.yield ends the combiner of a reduce_region or scan_region}}
+  blk.yield %x : i32
+}

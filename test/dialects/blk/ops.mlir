@@ -247,6 +247,48 @@ func.func @reductions(%x: tensor<16x8xf16>, %v: tensor<16xi8>, %a: tensor<16x8xf
   func.return
 }
 
+// CHECK-LABEL: func.func @combining_regions
+// CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<4x8xf32>, %[[I:[a-z0-9_]+]]: tensor<4x8xi32>)
+// CHECK-NEXT: %[[S:.*]] = blk.reduce_region %[[X]] axis = 1 : tensor<4x8xf32> -> tensor<4xf32> {
+// CHECK-NEXT: ^{{.*}}(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK-NEXT:   %[[C:.*]] = blk.add %[[A]], %[[B]] : f32
+// CHECK-NEXT:   blk.yield %[[C]] : f32
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[M:.*]], %[[J:.*]] = blk.reduce_region %[[X]], %[[I]] axis = 0 : tensor<4x8xf32>, tensor<4x8xi32> -> tensor<8xf32>, tensor<8xi32> {
+// CHECK-NEXT: ^{{.*}}(%[[AV:.*]]: f32, %[[AI:.*]]: i32, %[[BV:.*]]: f32, %[[BI:.*]]: i32):
+// CHECK-NEXT:   %[[G:.*]] = blk.cmp gt, %[[BV]], %[[AV]] : f32
+// CHECK-NEXT:   %[[V:.*]] = blk.where %[[G]], %[[BV]], %[[AV]] : f32
+// CHECK-NEXT:   %[[W:.*]] = blk.where %[[G]], %[[BI]], %[[AI]] : i32
+// CHECK-NEXT:   blk.yield %[[V]], %[[W]] : f32, i32
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[T:.*]] = blk.scan_region %[[I]] axis = 0 reverse : tensor<4x8xi32> -> tensor<4x8xi32> {
+// CHECK:      %[[U:.*]] = blk.scan_region %[[I]] axis = 1 : tensor<4x8xi32> -> tensor<4x8xi32> {
+func.func @combining_regions(%x: tensor<4x8xf32>, %i: tensor<4x8xi32>) {
+  %s = blk.reduce_region %x axis = 1 : tensor<4x8xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %c = blk.add %a, %b : f32
+    blk.yield %c : f32
+  }
+  %m, %j = blk.reduce_region %x, %i axis = 0 : tensor<4x8xf32>, tensor<4x8xi32> -> tensor<8xf32>, tensor<8xi32> {
+  ^bb0(%av: f32, %ai: i32, %bv: f32, %bi: i32):
+    %g = blk.cmp gt, %bv, %av : f32, f32 -> i1
+    %v = blk.where %g, %bv, %av : i1, f32, f32 -> f32
+    %w = blk.where %g, %bi, %ai : i1, i32, i32 -> i32
+    blk.yield %v, %w : f32, i32
+  }
+  %t = blk.scan_region %i axis = 0 reverse : tensor<4x8xi32> -> tensor<4x8xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %c = blk.mul %a, %b : i32
+    blk.yield %c : i32
+  }
+  %u = blk.scan_region %i axis = 1 : tensor<4x8xi32> -> tensor<4x8xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %c = blk.maximum %a, %b : i32
+    blk.yield %c : i32
+  }
+  func.return
+}
+
 // CHECK-LABEL: func.func @debugging
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<16xf32>, %[[N:[a-z0-9_]+]]: i32, %[[OK:[a-z0-9_]+]]: tensor<16xi1>)
 // CHECK-NEXT: blk.print "x = " %[[X]], %[[N]] : tensor<16xf32>, i32
