@@ -240,3 +240,12 @@ def test_reversed_cumsum_accumulates_int8_in_int32(target: str) -> None:
     out = numpy.zeros(64, numpy.int32)
     launch(cumsum_int8, target, x, out, N=64)
     numpy.testing.assert_array_equal(out, numpy.arange(64, 0, -1) * 100)
+
+
+def test_combine_functions_compile_for_ptx() -> None:
+    x = numpy.zeros(8, numpy.int32)
+    ptx = affine_scan.warmup(x, x, x, x, x, REVERSE=True, N=8, target="ptx").asm["ptx"]
+    assert ".entry affine_scan" in ptx
+    pairs = numpy.zeros((4, 8), numpy.int32)
+    ptx = argmax_pairs.warmup(pairs, x, x, LAST=False, AXIS=1, M=4, N=8, target="ptx").asm["ptx"]
+    assert ".entry argmax_pairs" in ptx
