@@ -29,6 +29,7 @@ from blkc.diagnostics import error_at
 from blkc.dialects.blk import DIVISIBILITY_ATTR
 from blkc.dialects.kernels import find_kernel
 from blkc.passes.promotion import default_policy
+from blkc.passes.written_arguments import written_arguments
 from blkc.pipeline import parse, parse_attributes, run_pipeline, to_strict_spec
 from blkc.runtime import cache
 from blkc.runtime.grid import Grid, Launchable
@@ -51,6 +52,11 @@ class Kernel(Launchable):
     """Per parameter, the power of two an int argument promises to be a multiple of (its
     `blk.divisibility` attribute: Triton-C's `__multipleof`), checked at each launch."""
     cache_key: str | None = None
+    writes: list[bool] = field(default_factory=list)
+    """Per parameter, whether the kernel may store through it (`passes.written_arguments`):
+    a launch refuses a read-only array there."""
+    param_names: list[str | None] = field(default_factory=list)
+    """The parameters' names in the source, where known (for messages)."""
 
     @property
     def backend(self) -> Backend:
@@ -114,6 +120,8 @@ class Kernel(Launchable):
             "params": [str(t) for t in self.params],
             "stages": self.stages,
             "divisibility": self.divisibility,
+            "writes": self.writes,
+            "param_names": self.param_names,
             "program": self.backend.program_meta(self.program),
         }
 
@@ -132,6 +140,8 @@ class Kernel(Launchable):
             backend.program_from_meta(meta["program"], options, cache_key),
             list(meta["divisibility"]),
             cache_key,
+            [bool(w) for w in meta["writes"]],
+            list(meta["param_names"]),
         )
 
 
@@ -258,6 +268,9 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
     divisibility = _divisibility(module, name)
     run_pipeline(module, to_strict_spec(options.policy))
     strict = str(module)
+    function = _function(module, name)
+    writes = written_arguments(function)
+    names = [arg.name_hint for arg in function.body.blocks[0].args]
     target = options.target
     stages, program = backends.get(target.target).build(module, name, target, key)
     return Kernel(
@@ -268,6 +281,8 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
         program,
         divisibility,
         key,
+        writes,
+        names,
     )
 
 

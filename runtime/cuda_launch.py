@@ -97,9 +97,11 @@ def launch(
     params: Sequence[Attribute],
     grid: tuple[int, int, int],
     args: Sequence[object],
+    writes: Sequence[bool] = (),
 ) -> None:
     """Run `program` (whose parameters have types `params`) over `grid` (one CTA per
-    program) and wait for it."""
+    program) and wait for it. A host array for a parameter the kernel writes (`writes`)
+    must be writeable: it is copied back after the launch."""
     name = program.name
     if len(args) != len(params):
         raise TypeError(f"kernel '{name}' takes {len(params)} arguments, got {len(args)}")
@@ -113,6 +115,12 @@ def launch(
     for index, (arg, t) in enumerate(zip(args, params, strict=True)):
         if isinstance(t, PtrType):
             _check_dtype(name, index, arg, t)
+            array = host_launch.as_array(arg) if index < len(writes) and writes[index] else None
+            if array is not None and not array.flags.writeable:
+                raise TypeError(
+                    f"argument {index} of kernel '{name}' is read-only, but the kernel stores "
+                    "through it: pass a writeable array"
+                )
             values.append(ctypes.c_void_p(_device_pointer(driver, arg, copies)))
         else:
             values.append(next(scalars))

@@ -113,13 +113,25 @@ class _Converted:
     arrays: list[numpy.ndarray]
 
 
-def convert_args(name: str, params: Sequence[Attribute], args: Sequence[object]) -> _Converted:
+def convert_args(
+    name: str,
+    params: Sequence[Attribute],
+    args: Sequence[object],
+    writes: Sequence[bool] = (),
+    names: Sequence[str | None] = (),
+) -> _Converted:
+    """The launch values of `args` for parameters of types `params` (named `names`, where
+    known), checked: an array for each pointer (of its pointee dtype, contiguous, and
+    writeable where `writes` says the kernel may write through it), a number in range for
+    each scalar."""
     if len(args) != len(params):
         raise TypeError(f"kernel '{name}' takes {len(params)} arguments, got {len(args)}")
     values: list[object] = []
     arrays: list[numpy.ndarray] = []
     for index, (t, arg) in enumerate(zip(params, args, strict=True)):
         where = f"argument {index} of kernel '{name}'"
+        if index < len(names) and names[index]:
+            where = f"argument {index} ('{names[index]}') of kernel '{name}'"
         if isinstance(t, PtrType):
             array = as_array(arg, where)
             if array is None:
@@ -129,6 +141,11 @@ def convert_args(name: str, params: Sequence[Attribute], args: Sequence[object])
                 raise TypeError(f"{where} points to {want.name}, but the array holds {array.dtype}")
             if not array.flags.c_contiguous and not array.flags.f_contiguous:
                 raise TypeError(f"{where} must be a contiguous array (use numpy.ascontiguousarray)")
+            if index < len(writes) and writes[index] and not array.flags.writeable:
+                raise TypeError(
+                    f"{where} is read-only (a read-only view, memory map or buffer), but the "
+                    "kernel stores through it: pass a writeable array (numpy.array(x) copies)"
+                )
             arrays.append(array)
             values.append(ctypes.c_void_p(array.ctypes.data))
             continue

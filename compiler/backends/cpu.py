@@ -166,7 +166,9 @@ class CpuBackend(Backend):
         num_cpu_threads: int | None = None,
     ) -> None:
         program: CpuProgram = kernel.program
-        converted = launch.convert_args(kernel.name, kernel.params, args)
+        converted = launch.convert_args(
+            kernel.name, kernel.params, args, kernel.writes, kernel.param_names
+        )
         shape = launch.normalize_grid(grid, meta)
         binary = program.binary(launch.no_overlap(converted.arrays))
         bounds = launch.array_bounds(kernel.params, converted.arrays)

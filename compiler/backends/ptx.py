@@ -56,7 +56,8 @@ class PtxBackend(Backend):
         """Run on the GPU (`num_cpu_threads`, a CPU option, is ignored)."""
         from blkc.runtime import cuda_launch, launch
 
-        cuda_launch.launch(kernel.program, kernel.params, launch.normalize_grid(grid, meta), args)
+        shape = launch.normalize_grid(grid, meta)
+        cuda_launch.launch(kernel.program, kernel.params, shape, args, kernel.writes)
 
     def program_meta(self, program: GpuKernel) -> dict[str, Any]:
         return program.to_meta()
