@@ -338,6 +338,38 @@ class IRBuilder:
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
         return self.elementwise(blk.FmaOp, [a, b, c])
 
+    def umulhi(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        """The high half of the 2N-bit product of `lhs` and `rhs`, converted to the N-bit
+        integer dtype the policy promotes them to and multiplied as unsigned integers (as
+        Triton's ``umulhi``: a signed operand takes part through its bits)."""
+        allowed = ("int32", "int64", "uint32", "uint64")
+        element = self._decide(Computation.ARITH, [lhs, rhs])
+        dtype = dtypes.from_xdsl(element) if element is not None else None
+        if dtype is None or dtype.name not in allowed:
+            raise self.error(f"umulhi needs 32- or 64-bit integers, got {element}")
+        unsigned = dtypes.uint32 if dtype.width == 32 else dtypes.uint64
+        a, b = (self.bitcast(self.cast(v, dtype), unsigned) for v in (lhs, rhs))
+        if dtype.width == 32:
+            wide = self.binary("mul", self.cast(a, dtypes.uint64), self.cast(b, dtypes.uint64))
+            high = self.cast(self.binary("shr", wide, self.constant(32, dtypes.uint64)), unsigned)
+        else:
+            high = self._high_product_64(a, b)
+        return self.bitcast(high, dtype)
+
+    def _high_product_64(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """The high 64 bits of the product of the uint64 values `a` and `b`, from their
+        32-bit halves (no 128-bit integers needed)."""
+        half, low_bits = self.constant(32, dtypes.uint64), self.constant(2**32 - 1, dtypes.uint64)
+        a_lo, b_lo = (self.binary("and", v, low_bits) for v in (a, b))
+        a_hi, b_hi = (self.binary("shr", v, half) for v in (a, b))
+        low_low = self.binary("mul", a_lo, b_lo)
+        high_low = self.binary("mul", a_hi, b_lo)
+        carry = self.binary("add", self.binary("shr", low_low, half), self.binary("mul", a_lo, b_hi))
+        cross = self.binary("add", carry, self.binary("and", high_low, low_bits))
+        high = self.binary("mul", a_hi, b_hi)
+        high = self.binary("add", high, self.binary("shr", high_low, half))
+        return self.binary("add", high, self.binary("shr", cross, half))
+
     def addptr(self, ptr: SSAValue, offset: SSAValue) -> SSAValue:
         """`ptr` advanced by `offset` elements; a weak offset becomes i32 (or i64)."""
         if not isinstance(element_type(ptr.type), PtrType):

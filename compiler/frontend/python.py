@@ -734,6 +734,11 @@ class CodeGenerator:
             case ast.Not():
                 return self.wrap(self.ir.unary("not", self.ir.to_bool(value)))
             case _:
+                if not self.ir.is_weak(value) and self.dtype_of(value).is_float:
+                    raise self.error(
+                        f"wrong type argument to unary invert ({self.dtype_of(value).name}): "
+                        "~ needs integers or bools"
+                    )
                 return self.wrap(self.ir.unary("not", value))
 
     def _bool_op(self, op: ast.boolop, nodes: Sequence[ast.expr]) -> Any:

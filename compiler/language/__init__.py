@@ -106,6 +106,7 @@ from blkc.language.core import (
     zeros,
     zeros_like,
 )
+from blkc.language.math import div_rn, umulhi
 
 __all__ = [
     "PropagateNan", "abs", "arange", "argmax", "argmin", "assume", "atomic_add",
@@ -121,5 +122,5 @@ __all__ = [
     "tensor", "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum",
     "zeros", "zeros_like",
     "associative_scan", "reduce",
-    "advance", "make_block_ptr",
+    "advance", "make_block_ptr", "div_rn", "umulhi",
 ]  # fmt: skip

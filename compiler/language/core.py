@@ -812,10 +812,60 @@ minimum = _extremum(
 
 
 @builtin
-def fdiv(x: Any, y: Any, ieee_rounding: Any = False, *, _semantic: CodeGenerator) -> tensor:
-    """Elementwise true division ``x / y``."""
+def fdiv(
+    x: Any, y: Any, ieee_rounding: Any = False, approx: Any = False, *, _semantic: CodeGenerator
+) -> tensor:
+    """Elementwise float division ``x / y``, correctly rounded on the CPU whatever
+    `ieee_rounding` and `approx` say (`approx` allows an error Triton bounds by 2 ulp)."""
     s = _semantic
-    return s.wrap(s.ir.binary("truediv", s.value(x, "x"), s.value(y, "y")))
+    exact, rough = s.constant(ieee_rounding, "ieee_rounding"), s.constant(approx, "approx")
+    if exact and rough:
+        raise s.error("approx and ieee_rounding cannot both be True")
+    lhs, rhs = s.value(x, "x"), s.value(y, "y")
+    if not any(_is_float(s, v) for v in (lhs, rhs)):
+        raise s.error(
+            "fdiv requires floating-point operands after type promotion: convert integer "
+            "operands with .to(tl.float32), or divide with /"
+        )
+    quotient = s.ir.binary("truediv", lhs, rhs)
+    if rough and s.dtype_of(quotient) != _dtypes.float32:
+        raise s.error(f"approx division requires float32 operands, got {s.dtype_of(quotient)}")
+    return s.wrap(quotient)
+
+
+def _is_float(sem: CodeGenerator, value: SSAValue) -> bool:
+    if sem.ir.is_weak(value):
+        return isinstance(sem.ir.literal_value(value), float)
+    return sem.dtype_of(value).is_float
+
+
+@builtin
+def div_rn(x: Any, y: Any, *, _semantic: CodeGenerator) -> tensor:
+    """Elementwise float32 division ``x / y`` rounded to nearest (IEEE), as the CPU
+    divides."""
+    s = _semantic
+    lhs, rhs = s.value(x, "x"), s.value(y, "y")
+    for value in (lhs, rhs):
+        if not s.ir.is_weak(value) and s.dtype_of(value) != _dtypes.float32:
+            raise s.error(
+                f"Expected dtype ['fp32'] but got {from_blkc(s.dtype_of(value))}: div_rn "
+                "divides float32 values (convert with .to(tl.float32))"
+            )
+    return s.wrap(s.ir.binary("truediv", lhs, rhs))
+
+
+@builtin
+def umulhi(x: Any, y: Any, *, _semantic: CodeGenerator) -> tensor:
+    """The most significant N bits of the 2N-bit product of the N-bit integers `x` and `y`
+    (int32, int64, uint32, uint64), their bits multiplied as unsigned integers."""
+    s = _semantic
+    lhs, rhs = s.value(x, "x"), s.value(y, "y")
+    allowed = ["int32", "int64", "uint32", "uint64"]
+    for value in (lhs, rhs):
+        name = None if s.ir.is_weak(value) else from_blkc(s.dtype_of(value)).name
+        if name is not None and name not in allowed:
+            raise s.error(f"Expected dtype {allowed} but got {name}: umulhi multiplies integers")
+    return s.wrap(s.ir.umulhi(lhs, rhs))
 
 
 @builtin

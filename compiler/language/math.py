@@ -5,6 +5,7 @@ from blkc.language.core import (
     abs,
     ceil,
     cos,
+    div_rn,
     erf,
     exp,
     exp2,
@@ -17,9 +18,10 @@ from blkc.language.core import (
     sin,
     sqrt,
     sqrt_rn,
+    umulhi,
 )
 
 __all__ = [
-    "abs", "ceil", "cos", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2",
-    "rsqrt", "sin", "sqrt", "sqrt_rn",
+    "abs", "ceil", "cos", "div_rn", "erf", "exp", "exp2", "fdiv", "floor", "fma", "log", "log2",
+    "rsqrt", "sin", "sqrt", "sqrt_rn", "umulhi",
 ]  # fmt: skip

@@ -144,7 +144,8 @@ class Refusal:
 
     rule: str
     why: str
-    """Completes "<operands> promote to <dtype>: "; ``{op}`` stands for the computation."""
+    """Completes "<operands> promote to <dtype>: "; ``{op}`` stands for the computation,
+    ``{dtype}`` for the dtype it would compute in."""
 
     def of(self, *kinds: Kind) -> dict[Kind, Refusal]:
         """This refusal, for each of `kinds`."""
@@ -294,7 +295,8 @@ class Policy(ABC):
         refuses `d`'s kind for it."""
         refusal = self.refusals.get(computation, {}).get(d.kind)
         if refusal is not None:
-            raise self.refuse(f"{what}: {refusal.why.format(op=computation.value)}", refusal.rule)
+            why = refusal.why.format(op=computation.value, dtype=d.name)
+            raise self.refuse(f"{what}: {why}", refusal.rule)
 
     def check_known(self, operand: Operand) -> None:
         if operand.dtype is not None and operand.dtype not in self.dtypes:

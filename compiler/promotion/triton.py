@@ -92,10 +92,15 @@ class TritonPolicy(Policy):
     name = "triton"
     dtypes = dtypes.CODEGEN
     nan = "num"
+    # Triton's own words lead ("invalid operands of type"), so tests written against
+    # Triton's message match blkc's.
     refusals = REFUSALS | {
-        Computation.SHIFT: Refusal("shift", "shift operations need integers or bools").of(
-            Kind.FLOAT, Kind.COMPLEX
-        )
+        Computation.BITWISE: Refusal(
+            "bitwise", "invalid operands of type {dtype}: bitwise operations need integers or bools"
+        ).of(Kind.FLOAT, Kind.COMPLEX),
+        Computation.SHIFT: Refusal(
+            "shift", "invalid operands of type {dtype}: shift operations need integers or bools"
+        ).of(Kind.FLOAT, Kind.COMPLEX),
     }
 
     def join(self, a: DType, b: DType, computation: Computation = Computation.ARITH) -> Promotion:

@@ -71,8 +71,9 @@ class TritonCompatPolicy(TritonPolicy):
             )
         if divides and (a.is_unsigned or a.is_bool) != (b.is_unsigned or b.is_bool):
             raise self.refuse(
-                f"{a.name} and {b.name} have different signedness: Triton refuses /, // and % "
-                "on them; cast them to the same signedness",
+                f"Cannot use /, #, or % with {a.name} and {b.name} because they have different "
+                "signedness: Triton refuses /, // and % on them; cast them to the same "
+                "signedness",
                 "division-signedness",
             )
         if a == b:

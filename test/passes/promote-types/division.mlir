@@ -167,7 +167,7 @@ func.func @truediv_float16(%a: tensor<4xf16>, %b: tensor<4xf16>) {
 // ARRAY-API-NEXT:    %[[B:.*]] = blk.cast %b implicit : tensor<4xui8> -> tensor<4xi16>
 // ARRAY-API-NEXT:    %[[R:.*]] = blk.floordiv %[[A]], %[[B]] rounding = floor : tensor<4xi16>{{$}}
 func.func @floordiv_int8_uint8(%a: tensor<4xi8>, %b: tensor<4xui8>) {
-  // COMPAT-ERR: division.mlir:[[# @LINE + 1]]:3: error: int8 and uint8 have different signedness: Triton refuses /, // and % on them; cast them to the same signedness (policy 'triton-compat', rule 'division-signedness')
+  // COMPAT-ERR: division.mlir:[[# @LINE + 1]]:3: error: Cannot use /, #, or % with int8 and uint8 because they have different signedness: Triton refuses /, // and % on them; cast them to the same signedness (policy 'triton-compat', rule 'division-signedness')
   %r = blk.floordiv %a, %b : tensor<4xi8>, tensor<4xui8> -> tensor<4xi8>
   func.return
 }

@@ -32,7 +32,7 @@ func.func @floordiv_float(%a: tensor<4xf32>, %b: tensor<4xf32>) {
 
 // % on integers of different signedness (bool counts as unsigned).
 func.func @mod_mixed_signedness(%a: tensor<4xi32>, %b: tensor<4xi1>) {
-  // expected-error @+1 {{int32 and bool have different signedness: Triton refuses /, // and % on them; cast them to the same signedness (policy 'triton-compat', rule 'division-signedness')}}
+  // expected-error @+1 {{Cannot use /, #, or % with int32 and bool because they have different signedness: Triton refuses /, // and % on them; cast them to the same signedness (policy 'triton-compat', rule 'division-signedness')}}
   %r = blk.mod %a, %b : tensor<4xi32>, tensor<4xi1> -> tensor<4xi32>
   func.return
 }

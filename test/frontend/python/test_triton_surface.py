@@ -1,0 +1,179 @@
+"""Triton's surface beyond the basics: `tl.umulhi`, the `tl.math` rounding variants, `x[None]`
+on a scalar, compared with the results Triton 3.9's interpreter gives for the same kernels
+(recorded below), and Triton's wording in the errors where Triton refuses a program."""
+
+from __future__ import annotations
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+
+
+@blkc.jit
+def umulhi_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(out_ptr + o, tl.umulhi(tl.load(x_ptr + o), tl.load(y_ptr + o)))
+
+
+def extremes(dtype: str) -> numpy.ndarray:
+    info = numpy.iinfo(dtype)
+    values = [info.min, info.max, info.max // 3, 0, 1, 5, info.min + 7, info.max - 12345]
+    if info.min < 0:
+        values += [-1, -2, -(2**20), 2**20 + 1]
+    return numpy.array(values, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint32", "int64", "uint64"])
+def test_umulhi_is_the_high_half_of_the_unsigned_product(dtype: str) -> None:
+    """Triton's interpreter (and its GPU code) multiply the operands' bits as unsigned
+    integers, whatever their signedness, and give the high half in the operands' dtype."""
+    rng = numpy.random.default_rng(1)
+    info = numpy.iinfo(dtype)
+    edges = extremes(dtype)
+    x = numpy.concatenate([edges, rng.integers(info.min, info.max, 64 - len(edges), dtype)])
+    y = numpy.concatenate([edges[::-1], rng.integers(info.min, info.max, 64 - len(edges), dtype)])
+    out = numpy.zeros(64, dtype)
+    umulhi_kernel[(1,)](x, y, out, BLOCK=64)
+    bits = info.bits
+    mask = (1 << bits) - 1
+    expected = [((int(a) & mask) * (int(b) & mask)) >> bits for a, b in zip(x, y, strict=True)]
+    unsigned = numpy.array(expected, f"uint{bits}")
+    numpy.testing.assert_array_equal(out, unsigned.view(dtype))
+
+
+def test_umulhi_matches_triton_on_recorded_values() -> None:
+    """Values from Triton 3.9 (TRITON_INTERPRET=1) for int32 operands of both signs."""
+    x = numpy.array([-(2**31), 2**31 - 1, -1, 0, 123456789, -987654321], numpy.int32)
+    y = numpy.array([-(2**31), 2**31 - 1, 2**31 - 1, 5, -7, 1000003], numpy.int32)
+    triton = numpy.array([1073741824, 1073741823, 2147483646, 0, 123456788, 770046], numpy.int32)
+    out = numpy.zeros(8, numpy.int32)
+    umulhi_kernel[(1,)](numpy.resize(x, 8), numpy.resize(y, 8), out, BLOCK=8)
+    numpy.testing.assert_array_equal(out[:6], triton)
+
+
+@blkc.jit
+def rounding_kernel(x_ptr, y_ptr, z_ptr, out_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x, y, z = tl.load(x_ptr + o), tl.load(y_ptr + o), tl.load(z_ptr + o)
+    if FN == "div_rn":
+        r = tl.math.div_rn(x, y)
+    elif FN == "fdiv_ieee":
+        r = tl.math.fdiv(x, y, ieee_rounding=True)
+    elif FN == "fdiv_approx":
+        r = tl.fdiv(x, y, approx=True)
+    elif FN == "sqrt_rn":
+        r = tl.math.sqrt_rn(tl.abs(x))
+    elif FN == "rsqrt":
+        r = tl.math.rsqrt(tl.abs(x))
+    else:
+        r = tl.math.fma(x, y, z)
+    tl.store(out_ptr + o, r)
+
+
+ROUND_TO_NEAREST = {
+    "div_rn": lambda x, y, z: x / y,
+    "fdiv_ieee": lambda x, y, z: x / y,
+    "fdiv_approx": lambda x, y, z: x / y,
+    "sqrt_rn": lambda x, y, z: numpy.sqrt(numpy.abs(x)),
+    "rsqrt": lambda x, y, z: 1 / numpy.sqrt(numpy.abs(x).astype(numpy.float64)),
+    "fma": lambda x, y, z: x.astype(numpy.float64) * y + z,
+}
+
+
+@pytest.mark.parametrize("fn", sorted(ROUND_TO_NEAREST))
+def test_round_to_nearest_math_is_correctly_rounded(fn: str) -> None:
+    rng = numpy.random.default_rng(2)
+    x, y, z = (rng.standard_normal(64).astype(numpy.float32) for _ in range(3))
+    out = numpy.zeros(64, numpy.float32)
+    rounding_kernel[(1,)](x, y, z, out, FN=fn, BLOCK=64)
+    expected = ROUND_TO_NEAREST[fn](x, y, z).astype(numpy.float32)
+    if fn == "rsqrt":  # an approximation in Triton too; within an ulp here
+        numpy.testing.assert_allclose(out, expected, rtol=2e-7)
+    else:
+        numpy.testing.assert_array_equal(out, expected)
+
+
+@blkc.jit
+def scalar_to_block(x_ptr, out_ptr):
+    x = tl.load(x_ptr) * 2
+    tl.store(out_ptr + tl.arange(0, 1), x[None])
+    tl.store(out_ptr + 1 + tl.arange(0, 1)[:, None], x[None, None] + 1)
+
+
+def test_indexing_a_scalar_with_none_gives_a_one_element_block() -> None:
+    out = numpy.zeros(2, numpy.float32)
+    scalar_to_block[(1,)](numpy.array([3.0], numpy.float32), out)
+    numpy.testing.assert_array_equal(out, [6.0, 7.0])
+
+
+@blkc.jit
+def refused(x_ptr, CASE: tl.constexpr):
+    o = tl.arange(0, 4)
+    f = tl.load(x_ptr + o)
+    i = f.to(tl.int32)
+    if CASE == "bitwise-float":
+        r = f & f
+    elif CASE == "shift-float":
+        r = f << 1
+    elif CASE == "invert-float":
+        r = ~f
+    elif CASE == "div-signedness":
+        r = i / i.to(tl.uint32)
+    elif CASE == "floordiv-signedness":
+        r = i // i.to(tl.uint32)
+    elif CASE == "mod-signedness":
+        r = i % i.to(tl.uint32)
+    elif CASE == "umulhi-float":
+        r = tl.umulhi(f, f)
+    elif CASE == "div_rn-int":
+        r = tl.math.div_rn(i, i)
+    elif CASE == "fdiv-int":
+        r = tl.fdiv(i, i)
+    elif CASE == "fdiv-both":
+        r = tl.fdiv(f, f, ieee_rounding=True, approx=True)
+    else:
+        r = f
+    tl.store(x_ptr + o, r)
+
+
+@pytest.mark.parametrize(
+    ("case", "triton"),
+    [
+        ("bitwise-float", "invalid operands of type"),
+        ("shift-float", "invalid operands of type"),
+        ("invert-float", "wrong type argument to unary invert"),
+        ("div-signedness", "Cannot use /, #, or % with int32 and uint32 because they have"),
+        ("floordiv-signedness", "Cannot use /, #, or % with int32 and uint32 because they"),
+        ("mod-signedness", "Cannot use /, #, or % with int32 and uint32 because they have"),
+        ("umulhi-float", "Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got fp32"),
+        ("div_rn-int", "Expected dtype ['fp32'] but got int32"),
+        ("fdiv-int", "fdiv requires floating-point operands after type promotion"),
+        ("fdiv-both", "approx and ieee_rounding cannot both be True"),
+    ],
+)
+def test_refusals_carry_tritons_words(case: str, triton: str) -> None:
+    """Each message holds the words Triton 3.9 raises for the same kernel (checked with its
+    interpreter), inside blkc's located error. The policy that refuses `/`, `//` and `%`
+    on integers of different signedness, as Triton does, is `triton-compat` (`triton`
+    computes `/` in float32)."""
+    policy = "triton-compat" if "signedness" in case else "triton"
+    with pytest.raises(blkc.BlkcError) as info:
+        refused.warmup(numpy.zeros(4, numpy.float32), CASE=case, policy=policy)
+    message = str(info.value)
+    assert triton in message, message
+    assert f"{__file__}:" in message and "^" in message
+
+
+@blkc.jit
+def directed_rounding(x_ptr):
+    tl.store(x_ptr, tl.math.div_rz(tl.load(x_ptr), 3.0))
+
+
+def test_directed_rounding_is_not_in_tl_math() -> None:
+    """Triton 3.9's `tl.math` has only round-to-nearest variants; others are located errors."""
+    with pytest.raises(blkc.BlkcError) as info:
+        directed_rounding.warmup(numpy.zeros(1, numpy.float32))
+    assert "has no attribute 'div_rz'" in str(info.value)
+    assert f"{__file__}:" in str(info.value)
