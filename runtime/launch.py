@@ -16,7 +16,7 @@ import itertools
 import os
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -67,15 +67,21 @@ def _assert_fail(message: bytes) -> None:
             _failures.append(message.decode(errors="replace"))
 
 
+_cancel = ctypes.c_int32(0)
+"""`blkc_cancel`: set while a launch is being interrupted (Ctrl-C); every `while` loop of a
+running kernel checks it at each iteration and stops."""
+
+
 @cache
 def register_runtime_symbols() -> None:
-    """Symbols generated code may call besides libm: `blkc_assert_fail`."""
+    """Symbols generated code uses besides libm: `blkc_assert_fail`, `blkc_cancel`."""
     import llvmlite.binding as llvm
 
     from blkc.runtime.jit import load_libm
 
     load_libm()
     llvm.add_symbol("blkc_assert_fail", ctypes.cast(_assert_fail, ctypes.c_void_p).value)
+    llvm.add_symbol("blkc_cancel", ctypes.addressof(_cancel))
 
 
 # ------------------------------------------------------------------------------------
@@ -254,7 +260,21 @@ def _cores() -> int:
 
 @cache
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=max(1, _cores() - 1), thread_name_prefix="blkc")
+    return ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="blkc")
+
+
+def _wait_interruptibly(tasks: Sequence[Future[None]]) -> None:
+    """Wait for `tasks`; on Ctrl-C, cancel the running kernel, wait, and re-raise."""
+    try:
+        for task in tasks:
+            task.result()  # a lock wait: a signal interrupts it
+    except KeyboardInterrupt:
+        _cancel.value = 1
+        try:
+            wait(tasks)
+        finally:
+            _cancel.value = 0
+        raise
 
 
 _CHUNKS_PER_WORKER = 4
@@ -267,9 +287,15 @@ def run_grid(
     values: Sequence[object],
     grid: tuple[int, int, int],
     num_cpu_threads: int | None = None,
+    interruptible: bool = False,
 ) -> None:
     """Call the compiled launcher over every program of `grid` on `num_cpu_threads`
-    threads (by default, and at most, one per core): the calling thread and the pool's."""
+    threads (by default, and at most, one per core): the calling thread and the pool's.
+
+    An `interruptible` kernel (one with a loop that may run forever) runs on the pool's
+    threads only, while the calling thread waits where Python sees a Ctrl-C: then
+    `blkc_cancel` stops the kernel's loops, the launch waits for its threads and raises
+    KeyboardInterrupt, and blkc stays usable."""
     threads = _cores() if num_cpu_threads is None else check_num_cpu_threads(num_cpu_threads)
     total = grid[0] * grid[1] * grid[2]
     if total == 0:
@@ -277,7 +303,7 @@ def run_grid(
     workers = min(threads, _cores(), total)
     with _failures_lock:
         _failures.clear()
-    if workers == 1:
+    if workers == 1 and not interruptible:
         function(*values, 0, total, *grid)
     else:
         chunks = min(total, workers * _CHUNKS_PER_WORKER)
@@ -288,11 +314,14 @@ def run_grid(
             while (i := next(taken)) < chunks:
                 function(*values, bounds[i], bounds[i + 1], *grid)
 
-        helpers = [_pool().submit(work) for _ in range(workers - 1)]
-        work()
-        for helper in helpers:
-            if not helper.cancel():  # a helper that has not started has nothing left to do
-                helper.result()
+        if interruptible:
+            _wait_interruptibly([_pool().submit(work) for _ in range(workers)])
+        else:
+            helpers = [_pool().submit(work) for _ in range(workers - 1)]
+            work()
+            for helper in helpers:
+                if not helper.cancel():  # a helper that has not started has nothing left
+                    helper.result()
     with _failures_lock:
         failed = list(_failures)
     if failed:

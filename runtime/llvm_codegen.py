@@ -40,6 +40,8 @@ from blkc.runtime.llvm_emitter import (
 
 STREAM_SCOPE, STREAM_DOMAIN = "blkc.nontemporal", "blkc.streaming"
 """The names in the metadata that marks stores for non-temporal stores (see `jit`)."""
+CANCEL_SYMBOL = "blkc_cancel"
+"""The runtime's i32 that, set, stops every `while` loop of a running kernel."""
 GRID_PARAMS = ("pid_x", "pid_y", "pid_z", "nprog_x", "nprog_y", "nprog_z")
 """The program's ids and the grid's size, as the kernel takes them (after the bounds)."""
 
@@ -57,6 +59,9 @@ class KernelSignature:
     every array it was given (the access is skipped)."""
     accesses: list[str]
     """The source location of each checked memory access, in order."""
+    interruptible: bool = False
+    """Whether the kernel has a loop that may run forever (`scf.while`): each iteration
+    checks the process's cancellation flag, `blkc_cancel` (see `launch.run_grid`)."""
 
 
 @dataclass
@@ -187,10 +192,25 @@ class CpuKernelEmitter(FunctionEmitter):
         self.errors.initializer = ir.Constant(I32, 0)
         self.emit_program()
         launcher = self._emit_launcher(name, kernel, abi)
-        return KernelSignature(name, launcher, params, self.errors.name, self.accesses)
+        return KernelSignature(
+            name, launcher, params, self.errors.name, self.accesses, self.interruptible
+        )
 
     def handler(self, op: Operation) -> Handler | None:
         return _HANDLERS.get(type(op))
+
+    interruptible = False
+
+    def while_condition(self, condition: ir.Value) -> ir.Value:
+        """`condition`, and not cancelled: a Ctrl-C during the launch sets `blkc_cancel`
+        (an i32 of the runtime's), and every `while` loop then stops."""
+        self.interruptible = True
+        flag = self.module.globals.get(CANCEL_SYMBOL)
+        if flag is None:
+            flag = ir.GlobalVariable(self.module, I32, name=CANCEL_SYMBOL)  # the runtime's
+        b = self.builder
+        cancelled = b.load_atomic(flag, "monotonic", 4, typ=I32)
+        return b.and_(condition, b.icmp_signed("==", cancelled, ir.Constant(I32, 0)))
 
     # -- bounds ------------------------------------------------------------------------
 

@@ -326,7 +326,8 @@ class FunctionEmitter:
         condition = before.last_op
         assert isinstance(condition, scf.ConditionOp)
         passed = [self.get(v) for v in condition.args]
-        self.builder.cbranch(self.get(condition.condition), after_bb, exit_bb)
+        go_on = self.while_condition(self.get(condition.condition))
+        self.builder.cbranch(go_on, after_bb, exit_bb)
         self.builder.position_at_end(after_bb)
         after = op.after_region.blocks[0]
         for arg, value in zip(after.args, passed, strict=True):
@@ -337,6 +338,11 @@ class FunctionEmitter:
         self._close_loop(phis, yield_op, state, before_bb, exit_bb)
         for result, value in zip(op.results, passed, strict=True):
             self.values[result] = value
+
+    def while_condition(self, condition: ir.Value) -> ir.Value:
+        """Whether a `while` loop goes on, given its own `condition` (a target may stop
+        loops that could run forever)."""
+        return condition
 
     def emit_return(self, op: func.ReturnOp) -> None:
         self.before_return()

@@ -95,6 +95,8 @@ class CpuProgram:
     `disjoint-args`, pointer arguments marked noalias) and for those whose arrays do."""
     opt: int = 3
     cache_key: str | None = None
+    interruptible: bool = False
+    """Whether a loop of the kernel may run forever: launches then stop on Ctrl-C."""
     _binaries: dict[bool, _Binary] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -154,6 +156,7 @@ class CpuBackend(Backend):
             {noalias: emitted.llvm_ir for noalias, emitted in variants.items()},
             options.opt,
             cache_key,
+            signature.interruptible,
         )
         return {"loops": str(lowered[True]), "llvm": program.llvm_variants[True]}, program
 
@@ -172,7 +175,13 @@ class CpuBackend(Backend):
         shape = launch.normalize_grid(grid, meta)
         binary = program.binary(launch.no_overlap(converted.arrays))
         bounds = launch.array_bounds(kernel.params, converted.arrays)
-        launch.run_grid(binary.launcher, [*converted.values, bounds], shape, num_cpu_threads)
+        launch.run_grid(
+            binary.launcher,
+            [*converted.values, bounds],
+            shape,
+            num_cpu_threads,
+            interruptible=program.interruptible,
+        )
         binary.check_accesses(kernel.name, program.accesses)
 
     def prepare(self, kernel: Kernel) -> None:
@@ -192,6 +201,7 @@ class CpuBackend(Backend):
             "errors": program.errors,
             "accesses": program.accesses,
             "llvm": {"noalias": program.llvm_variants[True], "alias": program.llvm_variants[False]},
+            "interruptible": program.interruptible,
         }
 
     def program_from_meta(
@@ -205,6 +215,7 @@ class CpuBackend(Backend):
             {True: meta["llvm"]["noalias"], False: meta["llvm"]["alias"]},
             options.opt,
             cache_key,
+            bool(meta["interruptible"]),
         )
 
 

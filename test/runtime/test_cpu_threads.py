@@ -98,9 +98,11 @@ def test_a_config_carries_num_cpu_threads_to_its_launches(
     seen = []
     real = launch.run_grid
 
-    def recording(function: Any, values: Any, grid: Any, num_cpu_threads: int | None) -> None:
+    def recording(
+        function: Any, values: Any, grid: Any, num_cpu_threads: int | None, **options: Any
+    ) -> None:
         seen.append(num_cpu_threads)
-        real(function, values, grid, num_cpu_threads)
+        real(function, values, grid, num_cpu_threads, **options)
 
     monkeypatch.setattr(launch, "run_grid", recording)
     tuned = blkc.autotune([blkc.Config({"BLOCK": 64}, num_cpu_threads=1)], key=["n"])(double)

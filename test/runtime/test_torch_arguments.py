@@ -85,7 +85,7 @@ def test_a_view_is_passed_without_copying() -> None:
 def test_a_tensor_on_another_device_is_refused_naming_it() -> None:
     x = torch.empty(N, device="meta")
     with pytest.raises(
-        TypeError, match=r"argument 0 of kernel 'add_one' is a tensor on device 'meta'"
+        TypeError, match=r"argument 0 \('x_ptr'\) of kernel 'add_one' is a tensor on device 'meta'"
     ):
         add_one[(4,)](x, torch.zeros(N), N, BLOCK=32)
 
