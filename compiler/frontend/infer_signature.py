@@ -8,7 +8,8 @@ helpers it calls) decides the parameter's kind from how the body uses it:
   through pointer arithmetic (``X += row * stride``, then ``tl.load(X + cols)``): a pointer;
 - a `range`/`tl.range` bound, compared with an integer value (``cols < N``), an offset
   added to a pointer, an operand of ``//``, ``%``, ``<<`` or ``>>`` beside an integer, an
-  argument of `tl.cdiv`: an integer;
+  argument of `tl.cdiv`, an entry of `tl.make_block_ptr`'s shape, strides or offsets or of
+  `tl.advance`'s offsets: an integer;
 - meeting a float value in arithmetic (``var + eps``): a float, where no use above says
   otherwise.
 
@@ -165,6 +166,13 @@ _RESULT_KINDS = {
 """Functions whose result has one kind; those giving floats take floats."""
 
 _INT_ARGUMENTS = frozenset({"cdiv"})
+
+_INT_ENTRIES = {
+    "make_block_ptr": ((1, "shape"), (2, "strides"), (3, "offsets")),
+    "advance": ((1, "offsets"),),
+}
+"""Functions taking tuples of integers (a block pointer's shape, strides and offsets):
+their positions and keywords."""
 
 _LIKE_FIRST_ARGUMENT = frozenset(
     {
@@ -511,6 +519,10 @@ class _Interpreter:
 
     def _call(self, node: ast.Call) -> _Abstract:
         function = self.expr(node.func)
+        if isinstance(function, Builtin) and function.receiver is None:
+            self._need_int_entries(function.name, node)
+        elif isinstance(function, Constant) and getattr(function.value, "__blkc_builtin__", False):
+            self._need_int_entries(function.value.__name__, node)
         args = [_UNTRACKED if isinstance(a, ast.Starred) else self.expr(a) for a in node.args]
         kwargs = {k.arg: self.expr(k.value) for k in node.keywords if k.arg is not None}
         if isinstance(function, Builtin):
@@ -527,6 +539,15 @@ class _Interpreter:
         if folded is None and callee in (builtins.min, builtins.max):
             return self._promote_all(args)
         return folded or _UNTRACKED
+
+    def _need_int_entries(self, name: str, node: ast.Call) -> None:
+        """The entries of the integer tuples `name` takes (`_INT_ENTRIES`) are integers."""
+        keywords = {k.arg: k.value for k in node.keywords}
+        for index, keyword in _INT_ENTRIES.get(name, ()):
+            entries = keywords.get(keyword, node.args[index] if index < len(node.args) else None)
+            if isinstance(entries, ast.Tuple | ast.List):
+                for entry in entries.elts:
+                    self._need_int(self.expr(entry))
 
     def _builtin(self, name: str, args: list[_Abstract], kwargs: dict[str, _Abstract]) -> _Abstract:
         if name in _POINTER_ARGUMENT:

@@ -15,6 +15,7 @@ import pytest
 
 import blkc
 import blkc.language as tl
+from blkc.frontend.infer_signature import Kind, infer_kinds
 
 SOURCE = Path(__file__).read_text().splitlines()
 rng = numpy.random.default_rng(0)
@@ -204,3 +205,14 @@ def test_nan_padding_of_an_integer_block_pointer_is_refused() -> None:
     message = str(info.value)
     assert "Padding option `nan` is not supported for integer block pointers" in message
     assert f"{__file__}:{line_of('nan-of-ints')}:" in message
+
+
+def test_the_command_line_infers_a_block_pointer_kernels_signature() -> None:
+    """`blkc FILE.py` types the base as a pointer and the entries of shape, strides and
+    offsets (and advance's) as integers, so the tutorial builds from its constexprs."""
+    constants = {"BM": 16, "BN": 16, "BK": 16}
+    found = infer_kinds(matmul, constants, {})
+    assert found == {
+        **dict.fromkeys(("a_ptr", "b_ptr", "c_ptr"), Kind.POINTER),
+        **dict.fromkeys(("M", "N", "K", "sam", "sak", "sbk", "sbn", "scm", "scn"), Kind.INT),
+    }
