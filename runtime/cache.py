@@ -4,8 +4,16 @@ Entries live in a per-user directory (`$BLKC_CACHE_DIR`, else `$XDG_CACHE_HOME/b
 `~/.cache/blkc`) created with mode 0700, one folder per key. A key hashes the kernel's
 IR, the compile options, the versions of blkc, xDSL and llvmlite, and the host CPU, so a
 changed tool or machine never reuses stale code. An entry holds a JSON description, the
-optimized LLVM IR of each variant and the object code MCJIT produced for it. Unreadable
-or partial entries are ignored (and rebuilt); `BLKC_CACHE=0` turns the cache off.
+optimized LLVM IR of each variant and the object code MCJIT produced for it.
+
+What the cache trusts: a file is read only if it starts with the SHA-256 of the rest (a
+truncated or altered file, from a full disk, a crash or a bad copy, is rebuilt with one
+warning, and never reaches LLVM), and only from a root and entries that this user owns
+and no other user may write (a root another user owns or can write is not used: one
+warning, and the process compiles without a disk cache). A directory that cannot be
+created or written has the same effect. The cache keeps at most `$BLKC_CACHE_SIZE` bytes
+(default 1 GiB): past that, the least recently used entries go first. `BLKC_CACHE=0` turns
+the cache off; `blkc --cache-info` and `blkc --clear-cache` show and empty it.
 """
 
 from __future__ import annotations
@@ -14,26 +22,69 @@ import hashlib
 import importlib.util
 import json
 import os
+import shutil
+import stat
 import tempfile
+import warnings
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+DEFAULT_SIZE = 1 << 30
+"""The most bytes the cache keeps by default (`$BLKC_CACHE_SIZE` overrides)."""
+
+_refused: set[str] = set()
+"""Cache roots found unusable in this process (warned about once)."""
+
+
+class CacheWarning(RuntimeWarning):
+    """Something about the disk cache that blkc worked around (it compiled instead)."""
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"blkc: {message}", CacheWarning, stacklevel=3)
+
+
+def _configured_root() -> Path:
+    configured = os.environ.get("BLKC_CACHE_DIR")
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "blkc"
+
+
+def _trusted(path: Path, info: os.stat_result) -> str | None:
+    """Why `path` (a directory or file of the cache) is not to be trusted, if it is not."""
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return f"{path} belongs to another user"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"{path} may be written by other users"
+    return None
+
+
+def directory() -> Path | None:
+    """The cache's root, created if needed; None (after one warning) when it cannot be
+    used: not creatable, not writable, or not this user's alone."""
+    root = _configured_root()
+    if str(root) in _refused:
+        return None
+    try:
+        root.mkdir(mode=0o700, parents=True, exist_ok=True)
+        problem = _trusted(root, root.stat())
+        if problem is None and not os.access(root, os.W_OK | os.X_OK):
+            problem = f"{root} is not writable"
+    except OSError as err:
+        problem = f"{root} cannot be created ({err.strerror})"
+    if problem is not None:
+        _refused.add(str(root))
+        _warn(f"not using the kernel cache: {problem}; compiling without it")
+        return None
+    return root
+
 
 def enabled() -> bool:
     return os.environ.get("BLKC_CACHE", "1") != "0"
-
-
-def directory() -> Path:
-    configured = os.environ.get("BLKC_CACHE_DIR")
-    if configured:
-        root = Path(configured)
-    else:
-        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-        root = Path(base) / "blkc"
-    root.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return root
 
 
 @cache
@@ -76,49 +127,147 @@ def key(*parts: object) -> str:
     return digest.hexdigest()[:32]
 
 
-def _entry(entry_key: str) -> Path:
-    return directory() / entry_key
+def _entry(entry_key: str) -> Path | None:
+    root = directory() if enabled() else None
+    return None if root is None else root / entry_key
+
+
+def _read(path: Path) -> bytes | None:
+    """The contents of a cache file, if it is trusted and whole (else None; a damaged file
+    is removed, with one warning)."""
+    try:
+        with open(path, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            data = stream.read()
+    except OSError:
+        return None
+    problem = _trusted(path, info)
+    if problem is not None:
+        _warn(f"ignoring a cache file: {problem}")
+        return None
+    digest, newline, body = data.partition(b"\n")
+    if not newline or digest != hashlib.sha256(body).hexdigest().encode():
+        _warn(f"the cache file {path} is damaged (truncated or altered); compiling again")
+        path.unlink(missing_ok=True)
+        return None
+    try:
+        os.utime(path.parent)  # recently used: the last to go when the cache is full
+    except OSError:
+        pass
+    return body
 
 
 def load_meta(entry_key: str) -> dict[str, Any] | None:
-    if not enabled():
-        return None
+    folder = _entry(entry_key)
+    data = None if folder is None else _read(folder / "kernel.json")
     try:
-        return json.loads((_entry(entry_key) / "kernel.json").read_text())
-    except (OSError, ValueError):
+        return None if data is None else json.loads(data)
+    except ValueError:
         return None
 
 
 def store_meta(entry_key: str, meta: dict[str, Any]) -> None:
-    if enabled():
-        _write(_entry(entry_key) / "kernel.json", json.dumps(meta).encode())
+    folder = _entry(entry_key)
+    if folder is not None:
+        data = json.dumps(meta).encode()
+        _write(folder / "kernel.json", data)
+        _evict(folder.parent, len(data))
 
 
 def load_binary(entry_key: str, variant: str) -> tuple[str, bytes] | None:
-    """The optimized LLVM IR and object code of a variant, if cached."""
-    if not enabled():
-        return None
+    """The optimized LLVM IR and object code of a variant, if cached (and whole)."""
     folder = _entry(entry_key)
-    try:
-        return (folder / f"{variant}.ll").read_text(), (folder / f"{variant}.o").read_bytes()
-    except OSError:
+    if folder is None:
         return None
+    llvm_ir = _read(folder / f"{variant}.ll")
+    obj = None if llvm_ir is None else _read(folder / f"{variant}.o")
+    return None if llvm_ir is None or obj is None else (llvm_ir.decode(), obj)
 
 
 def store_binary(entry_key: str, variant: str, llvm_ir: str, obj: bytes) -> None:
-    if enabled():
-        folder = _entry(entry_key)
+    folder = _entry(entry_key)
+    if folder is not None:
         _write(folder / f"{variant}.ll", llvm_ir.encode())
         _write(folder / f"{variant}.o", obj)
+        _evict(folder.parent, len(llvm_ir) + len(obj))
 
 
 def _write(path: Path, data: bytes) -> None:
-    """Write atomically (a concurrent reader sees the old file or the whole new one)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent)
+    """Write `data` after its SHA-256, atomically (a concurrent reader sees the old file or
+    the whole new one)."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent)
+    except OSError:
+        return
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            stream.write(hashlib.sha256(data).hexdigest().encode() + b"\n" + data)
         os.replace(temporary, path)
     except OSError:
         Path(temporary).unlink(missing_ok=True)
+
+
+def limit() -> int:
+    """The most bytes the cache keeps (`$BLKC_CACHE_SIZE`, else `DEFAULT_SIZE`)."""
+    setting = os.environ.get("BLKC_CACHE_SIZE")
+    try:
+        return int(setting) if setting else DEFAULT_SIZE
+    except ValueError:
+        raise ValueError(f"BLKC_CACHE_SIZE must be a number of bytes, not {setting!r}") from None
+
+
+def entries(root: Path) -> list[tuple[float, int, Path]]:
+    """Each entry of the cache at `root`: when it was last used, its size, its folder."""
+    found = []
+    for folder in root.iterdir() if root.is_dir() else ():
+        try:
+            if not folder.is_dir():
+                continue
+            size = sum(f.stat().st_size for f in folder.iterdir())
+            found.append((folder.stat().st_mtime, size, folder))
+        except OSError:
+            continue
+    return sorted(found)
+
+
+_unchecked = [-1]
+"""Bytes this process wrote since it last measured the cache (-1: never measured)."""
+
+
+def _evict(root: Path, written: int) -> None:
+    """Remove the least recently used entries until the cache fits its limit. The cache is
+    measured at a process's first write, then whenever it wrote another 1/16 of the limit
+    (measuring reads every entry)."""
+    if 0 <= _unchecked[0] < limit() // 16:
+        _unchecked[0] += written
+        return
+    _unchecked[0] = 0
+    found = entries(root)
+    total = sum(size for _, size, _ in found)
+    for _, size, folder in found:
+        if total <= limit():
+            break
+        shutil.rmtree(folder, ignore_errors=True)
+        total -= size
+
+
+def info() -> str:
+    """Where the cache is, how many entries and bytes it holds, and its limit."""
+    root = _configured_root()
+    found = entries(root)
+    total = sum(size for _, size, _ in found)
+    state = "" if enabled() else " (off: BLKC_CACHE=0)"
+    return (
+        f"kernel cache: {root}{state}\n"
+        f"{len(found)} {'entry' if len(found) == 1 else 'entries'}, "
+        f"{total / 2**20:.1f} MiB of {limit() / 2**20:.0f} MiB"
+    )
+
+
+def clear() -> int:
+    """Remove every entry; return how many there were."""
+    found = entries(_configured_root())
+    for _, _, folder in found:
+        shutil.rmtree(folder, ignore_errors=True)
+    return len(found)

@@ -6,6 +6,8 @@
     blkc examples/vector_add.py -DBLOCK_SIZE=1024 --emit=strict
     blkc examples/vector_add.py -DBLOCK_SIZE=1024 --signature 'x_ptr=*fp16,n_elements=i32:16'
     blkc kernel.tc -DTM=64 --emit=loose         # Triton-C; -DTM=[64,128] autotunes on --run
+    blkc --cache-info                           # where the kernel cache is, its size
+    blkc --clear-cache                          # empty it
 
 For a Python file, the `@blkc.jit` kernel is compiled for `-D` values of its
 `tl.constexpr` parameters (else their defaults) and for `--signature` types of the others
@@ -35,7 +37,16 @@ def _parser() -> argparse.ArgumentParser:
         prog="blkc", description="Compile blk kernels to native code and run them."
     )
     parser.add_argument(
-        "file", type=Path, help="a .mlir file of blk IR, a .py file of kernels, or a .tc file"
+        "file",
+        type=Path,
+        nargs="?",
+        help="a .mlir file of blk IR, a .py file of kernels, or a .tc file",
+    )
+    parser.add_argument(
+        "--cache-info", action="store_true", help="show where the kernel cache is and its size"
+    )
+    parser.add_argument(
+        "--clear-cache", action="store_true", help="remove every entry of the kernel cache"
     )
     parser.add_argument("--emit", choices=EMIT_STAGES, help="print this stage of the pipeline")
     parser.add_argument("--run", action="store_true", help="run the kernel on generated inputs")
@@ -69,8 +80,24 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     from blkc.diagnostics import BlkcError
+
+    if args.cache_info or args.clear_cache:
+        from blkc.runtime import cache
+
+        if args.clear_cache:
+            removed = cache.clear()
+            print(f"blkc: removed {removed} cache {'entry' if removed == 1 else 'entries'}")
+        if args.cache_info:
+            print(cache.info())
+        if args.file is None:
+            return 0
+    if args.file is None:
+        parser.print_usage(sys.stderr)
+        print("blkc: error: the following arguments are required: file", file=sys.stderr)
+        return 2
 
     compilers = {".mlir": _compile_mlir, ".py": _compile_python, ".tc": _compile_triton_c}
     if args.file.suffix not in compilers:

@@ -78,7 +78,7 @@ def test_candidates_that_reject_the_arguments_are_skipped(
     kernel[(1,)](x, y)
     numpy.testing.assert_array_equal(x, y)
     err = capsys.readouterr().err
-    assert "TYPE=double: skipped (argument 0 of kernel 'copy' points to float64" in err
+    assert "TYPE=double: skipped (argument 0 ('X') of kernel 'copy' points to float64" in err
     assert "chose TYPE=float" in err
 
 
