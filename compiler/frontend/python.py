@@ -27,7 +27,7 @@ from types import CellType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from blkc import dtypes
 from blkc.diagnostics import BlkcError, SourceLocation, error_at, register_source
@@ -789,11 +789,10 @@ class CodeGenerator:
             raise self.error(
                 f"'{word[type(op)]}' cannot compare kernel values; use ==, !=, <, <=, > or >="
             )
-        return self.wrap(
-            self.ir.compare(
-                predicate, self.value(a, "the left side"), self.value(b, "the right side")
-            )
-        )
+        lhs, rhs = self.value(a, "the left side"), self.value(b, "the right side")
+        if _is_pointer(lhs) != _is_pointer(rhs):
+            raise self.error(_pointer_and_number("compare", lhs, rhs))
+        return self.wrap(self.ir.compare(predicate, lhs, rhs))
 
     def _if_expression(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Any:
         cond = self.expr(test)
@@ -925,6 +924,20 @@ class CodeGenerator:
 
 def _is_pointer(value: SSAValue) -> bool:
     return isinstance(element_type(value.type), PtrType)
+
+
+def _pointer_and_number(what: str, *values: SSAValue) -> str:
+    """Why a pointer and a number cannot meet in `what`, naming the kernel parameter that
+    holds the pointer when one does (an array passed where a number was meant)."""
+    types = " and ".join(str(element_type(v.type)) for v in values)
+    message = f"invalid operands of type {types}: cannot {what} a pointer and a number"
+    for value in values:
+        if _is_pointer(value) and isinstance(value, BlockArgument) and value.name_hint:
+            message += (
+                f"; parameter '{value.name_hint}' is a pointer because the launch passed an "
+                "array for it: pass a number, or read the array with tl.load"
+            )
+    return message
 
 
 def _symbol(op: ast.operator) -> str:
