@@ -269,7 +269,12 @@ class IRBuilder:
         try:
             return broadcast_shapes(*(shape_of(v.type) for v in values), names=list(names))
         except BroadcastError as err:
-            raise self.error(str(err)) from None
+            rank = max(len(shape_of(v.type)) for v in values)
+            a, b = (s[err.dim - (rank - len(s))] for s in err.shapes)
+            raise self.error(
+                f"{err}; Cannot make_shape_compatible: incompatible dimensions at index "
+                f"{err.dim}: {a} and {b}"
+            ) from None
 
     def _decide(self, computation: Computation, values: Sequence[SSAValue]) -> Attribute | None:
         try:
@@ -359,12 +364,14 @@ class IRBuilder:
     def _high_product_64(self, a: SSAValue, b: SSAValue) -> SSAValue:
         """The high 64 bits of the product of the uint64 values `a` and `b`, from their
         32-bit halves (no 128-bit integers needed)."""
-        half, low_bits = self.constant(32, dtypes.uint64), self.constant(2**32 - 1, dtypes.uint64)
+        half = self.constant(32, dtypes.uint64)
+        low_bits = self.constant(2**32 - 1, dtypes.uint64)
         a_lo, b_lo = (self.binary("and", v, low_bits) for v in (a, b))
         a_hi, b_hi = (self.binary("shr", v, half) for v in (a, b))
         low_low = self.binary("mul", a_lo, b_lo)
         high_low = self.binary("mul", a_hi, b_lo)
-        carry = self.binary("add", self.binary("shr", low_low, half), self.binary("mul", a_lo, b_hi))
+        carry = self.binary("shr", low_low, half)
+        carry = self.binary("add", carry, self.binary("mul", a_lo, b_hi))
         cross = self.binary("add", carry, self.binary("and", high_low, low_bits))
         high = self.binary("mul", a_hi, b_hi)
         high = self.binary("add", high, self.binary("shr", high_low, half))
@@ -456,7 +463,8 @@ class IRBuilder:
         if _numel(old) != _numel(shape):
             raise self.error(
                 f"cannot reshape a block of shape {format_shape(old)} ({_numel(old)} elements) "
-                f"to {format_shape(shape)} ({_numel(shape)} elements)"
+                f"to {format_shape(shape)} ({_numel(shape)} elements): reshape() cannot change "
+                "total number of elements in tensor"
             )
         if tuple(shape) == old:
             return value
@@ -469,7 +477,8 @@ class IRBuilder:
         rank = len(shape_of(value.type))
         if sorted(order) != list(range(rank)):
             raise self.error(
-                f"{list(order)} is not a permutation of the {rank} dimensions of {value.type}"
+                f"{list(order)} is not a permutation of the {rank} dimensions of {value.type} "
+                f"(permute dims must be a permutation of 0, 1, ..., n-1, but were {tuple(order)})"
             )
         if list(order) == list(range(rank)):
             return value
@@ -488,35 +497,47 @@ class IRBuilder:
     # -- grid and ranges ---------------------------------------------------------------
 
     def program_id(self, axis: int) -> SSAValue:
-        self._check_axis(axis)
+        self._check_axis(axis, "program_id")
         return self._value(blk.ProgramIdOp(axis))
 
     def num_programs(self, axis: int) -> SSAValue:
-        self._check_axis(axis)
+        self._check_axis(axis, "num_programs")
         return self._value(blk.NumProgramsOp(axis))
 
-    def _check_axis(self, axis: int) -> None:
+    def _check_axis(self, axis: int, op: str) -> None:
         if axis not in (0, 1, 2):
-            raise self.error(f"axis {axis} is out of range: the launch grid has axes 0, 1 and 2")
+            raise self.error(
+                f"axis {axis} is out of range: the launch grid has axes 0, 1 and 2 ({op} axis "
+                f"must be 0, 1, or 2 but got {axis})"
+            )
 
     def arange(self, start: int, end: int) -> SSAValue:
         """The i32 block ``[start, ..., end - 1]``; its length must be a power of two."""
         length = end - start
         if length <= 0:
-            raise self.error(f"arange needs end > start, got start = {start} and end = {end}")
+            raise self.error(
+                f"arange needs end > start, got start = {start} and end = {end} (arange's end "
+                "argument must be greater than the start argument)"
+            )
         if length & (length - 1):
             raise self.error(
-                f"arange's length must be a power of two, got {length} ({start} to {end})"
+                f"arange's length must be a power of two, got {length} ({start} to {end}); "
+                "arange's range must be a power of 2"
             )
         if not (-(2**31) <= start and end <= 2**31):
-            raise self.error(f"arange's bounds must fit int32, got {start} and {end}")
+            raise self.error(
+                f"arange's bounds must fit int32, got {start} and {end} (arange must fit in int32)"
+            )
         return self._value(blk.ArangeOp(start, end))
 
     # -- memory ------------------------------------------------------------------------
 
-    def _pointer_block(self, ptr: SSAValue, shape: tuple[int, ...]) -> SSAValue:
+    def _pointer_block(self, ptr: SSAValue, shape: tuple[int, ...], op: str) -> SSAValue:
         if not isinstance(element_type(ptr.type), PtrType):
-            raise self.error(f"expected a pointer or a block of pointers, got {ptr.type}")
+            raise self.error(
+                f"expected a pointer or a block of pointers, got {ptr.type} (Unsupported ptr "
+                f"type {ptr.type} in `tl.{op}`)"
+            )
         return self.broadcast_to(ptr, shape) if shape_of(ptr.type) != shape else ptr
 
     def load(
@@ -524,11 +545,14 @@ class IRBuilder:
     ) -> SSAValue:
         """Load where `ptr` points; where `mask` is false the element is `other` (zero)."""
         if other is not None and mask is None:
-            raise self.error("'other' fills the lanes a mask turns off: it needs a mask")
+            raise self.error(
+                "'other' fills the lanes a mask turns off: it needs a mask (`other` cannot be "
+                "provided without `mask`)"
+            )
         mask = None if mask is None else self.to_bool(mask)
         present = [v for v in (ptr, mask, other) if v is not None]
         shape = self._shape(["ptr", "mask", "other"][: len(present)], present)
-        ptr = self._pointer_block(ptr, shape)
+        ptr = self._pointer_block(ptr, shape, "load")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
         return self._value(blk.LoadOp(ptr, mask, other, block_of(pointee, shape)))
 
@@ -537,7 +561,7 @@ class IRBuilder:
         mask = None if mask is None else self.to_bool(mask)
         present = [v for v in (ptr, value, mask) if v is not None]
         shape = self._shape(["ptr", "value", "mask"][: len(present)], present)
-        ptr = self._pointer_block(ptr, shape)
+        ptr = self._pointer_block(ptr, shape, "store")
         if isinstance(element_type(value.type), PtrType):
             raise self.error(f"cannot store a pointer value ({value.type})")
         self.add(blk.StoreOp(ptr, value, mask))
@@ -550,7 +574,7 @@ class IRBuilder:
         mask = None if mask is None else self.to_bool(mask)
         present = [v for v in (ptr, value, mask) if v is not None]
         shape = self._shape(["ptr", "value", "mask"][: len(present)], present)
-        ptr = self._pointer_block(ptr, shape)
+        ptr = self._pointer_block(ptr, shape, f"atomic_{kind}")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
         op = blk.AtomicRMWOp.build(
             operands=[ptr, value, mask],
@@ -561,7 +585,7 @@ class IRBuilder:
 
     def atomic_cas(self, ptr: SSAValue, cmp: SSAValue, value: SSAValue) -> SSAValue:
         shape = self._shape(["ptr", "cmp", "value"], [ptr, cmp, value])
-        ptr = self._pointer_block(ptr, shape)
+        ptr = self._pointer_block(ptr, shape, "atomic_cas")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
         op = blk.AtomicCASOp.build(
             operands=[ptr, cmp, value], result_types=[block_of(pointee, shape)]
@@ -640,12 +664,13 @@ class IRBuilder:
         sa, sb = shape_of(lhs.type), shape_of(rhs.type)
         if len(sa) not in (2, 3) or len(sa) != len(sb):
             raise self.error(
-                f"dot takes two 2-D (or two batched 3-D) blocks, got {lhs.type} and {rhs.type}"
+                f"dot takes two 2-D (or two batched 3-D) blocks, got {lhs.type} and {rhs.type} "
+                "(input and other must have equal ranks >= 2)"
             )
         if sa[-1] != sb[-2]:
             raise self.error(
                 f"dot's inner dimensions differ: {lhs.type} has K = {sa[-1]} but {rhs.type} "
-                f"has K = {sb[-2]}"
+                f"has K = {sb[-2]} (input and other must have equal reduction dimensions)"
             )
         shape = (*sa[:-1], sb[-1])
         if acc is not None:

@@ -705,9 +705,14 @@ class CodeGenerator:
             return self.ir.addptr(lhs, rhs) if lptr else self.ir.addptr(rhs, lhs)
         if name == "sub" and lptr and not rptr:
             return self.ir.addptr(lhs, self.ir.unary("neg", self.ir.typed(rhs)))
+        triton = (
+            "cannot add pointers together"
+            if name == "add"
+            else f"invalid operands of type {lhs.type} and {rhs.type}"
+        )
         raise self.error(
             f"operator '{_symbol(op)}' is not defined on pointers; pointers take + and - of "
-            "integer offsets"
+            f"integer offsets ({triton})"
         )
 
     def _unary(self, op: ast.unaryop, operand: Any) -> Any:
@@ -728,6 +733,11 @@ class CodeGenerator:
         value = self.value(x, "the operand")
         match op:
             case ast.USub():
+                if _is_pointer(value):
+                    raise self.error(
+                        f"a pointer cannot be negated (wrong type argument to unary minus "
+                        f"({value.type}))"
+                    )
                 return self.wrap(self.ir.unary("neg", value))
             case ast.UAdd():
                 return x

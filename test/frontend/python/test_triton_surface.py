@@ -177,3 +177,67 @@ def test_directed_rounding_is_not_in_tl_math() -> None:
         directed_rounding.warmup(numpy.zeros(1, numpy.float32))
     assert "has no attribute 'div_rz'" in str(info.value)
     assert f"{__file__}:" in str(info.value)
+
+
+@blkc.jit
+def mistakes(x_ptr, n, CASE: tl.constexpr):
+    o = tl.arange(0, 16)
+    if CASE == "ptr-add-ptr":
+        tl.store(x_ptr + x_ptr, 1.0)
+    elif CASE == "ptr-mul":
+        tl.store(x_ptr * 2, 1.0)
+    elif CASE == "neg-ptr":
+        tl.store(-x_ptr, 1.0)
+    elif CASE == "other-no-mask":
+        tl.store(x_ptr + o, tl.load(x_ptr + o, other=0.0))
+    elif CASE == "arange-pow2":
+        tl.store(x_ptr + tl.arange(0, 12), 1.0)
+    elif CASE == "arange-order":
+        tl.store(x_ptr + tl.arange(16, 0), 1.0)
+    elif CASE == "program-id":
+        tl.store(x_ptr + tl.program_id(3), 1.0)
+    elif CASE == "reshape":
+        tl.store(x_ptr + o, tl.reshape(tl.load(x_ptr + o), (4, 8)))
+    elif CASE == "permute":
+        tl.store(x_ptr + o, tl.permute(tl.load(x_ptr + o)[:, None], (0, 0)))
+    elif CASE == "broadcast":
+        tl.store(x_ptr + o, tl.load(x_ptr + o) + tl.load(x_ptr + tl.arange(0, 8)))
+    elif CASE == "dot-inner":
+        a = tl.load(x_ptr + o[:, None] * 16 + o[None, :])
+        b = tl.load(x_ptr + tl.arange(0, 32)[:, None] * 16 + o[None, :])
+        tl.store(x_ptr + o[:, None] * 16 + o[None, :], tl.dot(a, b))
+    elif CASE == "dot-rank":
+        tl.store(x_ptr + o, tl.dot(tl.load(x_ptr + o), tl.load(x_ptr + o)))
+    elif CASE == "load-nonptr":
+        tl.store(x_ptr + o, tl.load(n + o))
+    else:
+        tl.store(n + o, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("case", "triton"),
+    [
+        ("ptr-add-ptr", "cannot add pointers together"),
+        ("ptr-mul", "invalid operands of type"),
+        ("neg-ptr", "wrong type argument to unary minus"),
+        ("other-no-mask", "`other` cannot be provided without `mask`"),
+        ("arange-pow2", "arange's range must be a power of 2"),
+        ("arange-order", "arange's end argument must be greater than the start argument"),
+        ("program-id", "program_id axis must be 0, 1, or 2 but got 3"),
+        ("reshape", "reshape() cannot change total number of elements in tensor"),
+        ("permute", "permute dims must be a permutation of 0, 1, ..., n-1, but were (0, 0)"),
+        ("broadcast", "Cannot make_shape_compatible: incompatible dimensions at index 0: 16 and 8"),
+        ("dot-inner", "input and other must have equal reduction dimensions"),
+        ("dot-rank", "input and other must have equal ranks >= 2"),
+        ("load-nonptr", "in `tl.load`"),
+        ("store-nonptr", "in `tl.store`"),
+    ],
+)
+def test_common_mistakes_carry_tritons_words(case: str, triton: str) -> None:
+    """Triton 3.9 refuses each of these kernels with these words (checked with its
+    interpreter); blkc's located error keeps its own explanation and holds them too."""
+    with pytest.raises(blkc.BlkcError) as info:
+        mistakes.warmup(numpy.zeros(1024, numpy.float32), 4, CASE=case)
+    message = str(info.value)
+    assert triton in message, message
+    assert f"{__file__}:" in message and "^" in message
