@@ -128,3 +128,55 @@ def test_the_ir_says_which_arguments_are_written() -> None:
     )
     kernel = next(op for op in module.walk() if op.name == "func.func")
     assert written_arguments(kernel) == [False, True, True, False, False]
+
+
+BAD_LAUNCHES = """
+import numpy, blkc, blkc.language as tl
+
+@blkc.jit
+def doubled(X, Y, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(Y + o, tl.load(X + o) * 2)
+
+@blkc.jit
+def masked(X, n, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(X + o, tl.load(X + o, mask=o < n, other=0.0), mask=o < n)
+
+x = numpy.ones(8, numpy.float32)
+frozen = x.copy()
+frozen.setflags(write=False)
+cases = {
+    "read-only view": lambda: doubled[(1,)](x, frozen, 8),
+    "bytes": lambda: doubled[(1,)](x, numpy.frombuffer(bytes(32), numpy.float32), 8),
+    "array for a number": lambda: masked[(1,)](x, x, 8),
+    "number for an array": lambda: doubled[(1,)](1.5, x, 8),
+    "wrong dtype": lambda: blkc.compile(
+        open(EXAMPLE).read())[(1,)](x.astype(numpy.float64), x, x, 8),
+}
+for name, launch in cases.items():
+    try:
+        launch()
+        print(name, "-> no error")
+    except (TypeError, ValueError, blkc.BlkcError) as err:
+        print(name, "->", type(err).__name__, str(err).splitlines()[0])
+print("alive", frozen.tolist() == [1.0] * 8)
+"""
+
+
+def test_bad_launches_in_a_child_process_leave_it_alive(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "vector_add.mlir"
+    script = tmp_path / "bad.py"
+    script.write_text(f"EXAMPLE = {str(example)!r}\n" + BAD_LAUNCHES)
+    done = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "alive True"
+    outcome = dict(line.split(" -> ", 1) for line in lines[:-1])
+    assert outcome["read-only view"].startswith("TypeError argument 1 ('Y')")
+    assert outcome["bytes"].startswith("TypeError") and "read-only" in outcome["bytes"]
+    assert "parameter 'n' is a pointer" in outcome["array for a number"]
+    assert outcome["number for an array"].startswith("BlkcError")  # located at the load
+    assert "bad.py:" in outcome["number for an array"]
+    assert "expected a pointer" in outcome["number for an array"]
+    assert "points to float32, but the array holds float64" in outcome["wrong dtype"]
