@@ -35,7 +35,7 @@ from blkc.dialects.types import PtrType, dtype_of, element_type, shape_of
 from blkc.frontend.builder import IRBuilder
 from blkc.frontend.captures import closure_cells, readable, refusal
 from blkc.language import core as tl
-from blkc.language.block_pointers import BlockPointer
+from blkc.language.block_pointers import BlockPointer, advance
 
 if TYPE_CHECKING:
     from blkc.jitfunction import JITFunction
@@ -196,7 +196,7 @@ def _contains_return(statements: Sequence[ast.stmt]) -> bool:
 class _TensorMethod:
     """``x.sum`` before it is called: a `tl` function with `x` as its first argument."""
 
-    def __init__(self, function: Callable[..., Any], receiver: tl.tensor):
+    def __init__(self, function: Callable[..., Any], receiver: tl.tensor | BlockPointer):
         self.function = function
         self.receiver = receiver
 
@@ -656,6 +656,13 @@ class CodeGenerator:
 
     def _attribute(self, base: Any, attr: str) -> Any:
         base = self.unwrap_constexpr(base)
+        if isinstance(base, BlockPointer):
+            if attr == "advance":
+                return _TensorMethod(advance, base)
+            raise self.error(
+                f"a block pointer has no attribute '{attr}'; move it with .advance(offsets) "
+                "and read it with tl.load"
+            )
         if isinstance(base, tl.tensor):
             if attr in ("dtype", "type", "shape", "numel"):
                 value = getattr(base, attr)

@@ -216,3 +216,24 @@ def test_the_command_line_infers_a_block_pointer_kernels_signature() -> None:
         **dict.fromkeys(("a_ptr", "b_ptr", "c_ptr"), Kind.POINTER),
         **dict.fromkeys(("M", "N", "K", "sam", "sak", "sbk", "sbn", "scm", "scn"), Kind.INT),
     }
+
+
+@blkc.jit
+def shifted_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """`advance` as a method of the block pointer (Triton's member form), through a helper."""
+    block = tl.make_block_ptr(x_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
+    moved = block.advance((2,))
+    out = tl.make_block_ptr(out_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
+    tl.store(out, load_padded(moved), boundary_check=(0,))
+
+
+@blkc.jit
+def load_padded(block):
+    return tl.load(block, boundary_check=(0,), padding_option="nan")
+
+
+def test_advance_as_a_method_and_block_pointers_through_helpers() -> None:
+    x = numpy.arange(10, dtype=numpy.float32)
+    out = numpy.zeros(10, numpy.float32)
+    shifted_copy[(1,)](x, out, 10, BLOCK=16)
+    numpy.testing.assert_array_equal(out, [2, 3, 4, 5, 6, 7, 8, 9, numpy.nan, numpy.nan])
