@@ -280,7 +280,7 @@ class IRBuilder:
         try:
             decision = decide(self.policy, computation, values)
         except PromotionError as err:
-            raise self.error(str(err)) from None
+            raise self.error(f"{err}{_triton_literal_words(err, values)}") from None
         return None if decision is None else decision.result.xdsl
 
     def elementwise(
@@ -949,6 +949,27 @@ class IRBuilder:
         op = scf.IfOp(test, types, [then_block], [else_block])
         self.add(op)
         return dict(zip(names, op.results, strict=True))
+
+
+def _triton_literal_words(err: PromotionError, values: Sequence[SSAValue]) -> str:
+    """Triton's words for an integer literal its typed operand cannot hold, to follow a
+    policy's ``literal-range`` refusal (empty for other refusals)."""
+    typed = [d for v in values if (d := dtype_of(v.type)) is not None and d.is_int]
+    if err.rule != "literal-range" or not typed:
+        return ""
+    for value in values:
+        literal = IRBuilder.literal_value(value)
+        if isinstance(literal, bool) or not isinstance(literal, int):
+            continue
+        if literal < 0 and typed[0].is_unsigned:
+            return (
+                "; Cannot perform a binary operation between an unsigned tensor and a negative "
+                "scalar"
+            )
+        low, high = typed[0].int_range
+        if not low <= literal <= high:
+            return f"; Scalar {literal} is out of range for type {typed[0].name}"
+    return ""
 
 
 def _nan_property(nan: str | None) -> dict[str, Attribute]:

@@ -210,6 +210,10 @@ def mistakes(x_ptr, n, CASE: tl.constexpr):
         tl.store(x_ptr + o, tl.dot(tl.load(x_ptr + o), tl.load(x_ptr + o)))
     elif CASE == "load-nonptr":
         tl.store(x_ptr + o, tl.load(n + o))
+    elif CASE == "unsigned-negative":
+        tl.store(x_ptr + o, tl.load(x_ptr + o).to(tl.uint32) + (-1))
+    elif CASE == "literal-range":
+        tl.store(x_ptr + o, tl.load(x_ptr + o).to(tl.int8) + 300)
     else:
         tl.store(n + o, 1.0)
 
@@ -230,6 +234,8 @@ def mistakes(x_ptr, n, CASE: tl.constexpr):
         ("dot-inner", "input and other must have equal reduction dimensions"),
         ("dot-rank", "input and other must have equal ranks >= 2"),
         ("load-nonptr", "in `tl.load`"),
+        ("unsigned-negative", "between an unsigned tensor and a negative scalar"),
+        ("literal-range", "Scalar 300 is out of range for type int8"),
         ("store-nonptr", "in `tl.store`"),
     ],
 )
