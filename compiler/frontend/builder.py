@@ -642,6 +642,13 @@ class IRBuilder:
         value, source = self._block_operand(value, f"the {kind} scan")
         axis = self.normalize_axis(axis, len(shape_of(value.type)), str(value.type))
         result = with_element(value.type, self._accumulated(kind, source, True).xdsl)
+        if reverse:
+            step = _SCAN_STEPS[kind]
+            accumulated = self.cast(value, element_type(result))
+            (scanned,) = self.scan_with(
+                [accumulated], axis, lambda a, b: [self.binary(step, a[0], b[0])], reverse=True
+            )
+            return scanned
         properties = {
             "kind": blk.ReduceKindAttr(blk.ReduceKind(kind)),
             "axis": IntegerAttr(axis, i32),
@@ -650,48 +657,6 @@ class IRBuilder:
             blk.ScanOp.build(operands=[value], result_types=[result], properties=properties)
         )
 
-    def dot(
-        self,
-        lhs: SSAValue,
-        rhs: SSAValue,
-        acc: SSAValue | None = None,
-        out_dtype: DType | None = None,
-    ) -> SSAValue:
-        """The matrix product ``lhs @ rhs (+ acc)`` of 2-D (or batched 3-D) blocks. The
-        result has `acc`'s dtype when given, else `out_dtype`, else the policy's."""
-        lhs, a = self._block_operand(lhs, "dot")
-        rhs, b = self._block_operand(rhs, "dot")
-        sa, sb = shape_of(lhs.type), shape_of(rhs.type)
-        if len(sa) not in (2, 3) or len(sa) != len(sb):
-            raise self.error(
-                f"dot takes two 2-D (or two batched 3-D) blocks, got {lhs.type} and {rhs.type} "
-                "(input and other must have equal ranks >= 2)"
-            )
-        if sa[-1] != sb[-2]:
-            raise self.error(
-                f"dot's inner dimensions differ: {lhs.type} has K = {sa[-1]} but {rhs.type} "
-                f"has K = {sb[-2]} (input and other must have equal reduction dimensions)"
-            )
-        shape = (*sa[:-1], sb[-1])
-        if acc is not None:
-            acc = self.broadcast_to(acc, shape)
-            result = dtype_of(acc.type)
-            assert result is not None
-        if reverse:
-            step = _SCAN_STEPS[kind]
-            accumulated = self.cast(value, element_type(result))
-            (scanned,) = self.scan_with(
-                [accumulated], axis, lambda a, b: [self.binary(step, a[0], b[0])], reverse=True
-            )
-            return scanned
-        elif out_dtype is not None:
-            result = out_dtype
-        else:
-            try:
-                result = get_policy(self.policy).dot_dtype(a, b).result
-            except PromotionError as err:
-                raise self.error(str(err)) from None
-        properties = {} if out_dtype is None else {"acc_dtype": out_dtype.xdsl}
     def reduce_with(
         self, values: Sequence[SSAValue], axis: int, combine: Combiner
     ) -> list[SSAValue]:
@@ -747,6 +712,41 @@ class IRBuilder:
         )
         return list(self.add(op).results)
 
+    def dot(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        acc: SSAValue | None = None,
+        out_dtype: DType | None = None,
+    ) -> SSAValue:
+        """The matrix product ``lhs @ rhs (+ acc)`` of 2-D (or batched 3-D) blocks. The
+        result has `acc`'s dtype when given, else `out_dtype`, else the policy's."""
+        lhs, a = self._block_operand(lhs, "dot")
+        rhs, b = self._block_operand(rhs, "dot")
+        sa, sb = shape_of(lhs.type), shape_of(rhs.type)
+        if len(sa) not in (2, 3) or len(sa) != len(sb):
+            raise self.error(
+                f"dot takes two 2-D (or two batched 3-D) blocks, got {lhs.type} and {rhs.type} "
+                "(input and other must have equal ranks >= 2)"
+            )
+        if sa[-1] != sb[-2]:
+            raise self.error(
+                f"dot's inner dimensions differ: {lhs.type} has K = {sa[-1]} but {rhs.type} "
+                f"has K = {sb[-2]} (input and other must have equal reduction dimensions)"
+            )
+        shape = (*sa[:-1], sb[-1])
+        if acc is not None:
+            acc = self.broadcast_to(acc, shape)
+            result = dtype_of(acc.type)
+            assert result is not None
+        elif out_dtype is not None:
+            result = out_dtype
+        else:
+            try:
+                result = get_policy(self.policy).dot_dtype(a, b).result
+            except PromotionError as err:
+                raise self.error(str(err)) from None
+        properties = {} if out_dtype is None else {"acc_dtype": out_dtype.xdsl}
         return self._value(
             blk.DotOp.build(
                 operands=[lhs, rhs, acc],
