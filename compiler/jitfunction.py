@@ -22,6 +22,7 @@ A global that changes after a compile recompiles the kernel at its next launch.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import re
@@ -50,6 +51,10 @@ def _is_constexpr_annotation(annotation: Any) -> bool:
     return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
 
 
+_BINDER = "_blkc_bind_arguments"
+"""The name of the function `JITFunction._binder` generates (dropped from its errors)."""
+
+
 @dataclass(frozen=True)
 class _Spec:
     """How one argument specialises the kernel: a runtime parameter of type `mlir`, or a
@@ -59,6 +64,10 @@ class _Spec:
     constant: Any = None
     hint: str = ""
     """Part of the key only: an int's divisibility by 16, as Triton specialises it."""
+
+
+_POINTERS: dict[Any, _Spec] = {}
+"""The specialization of a NumPy array, by dtype (the launch path's most common case)."""
 
 
 @dataclass(frozen=True)
@@ -205,17 +214,53 @@ class JITFunction(_Launchable):
         return {**kwargs, **named} if named else kwargs
 
     def _bind(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
-        for name in _IGNORED_OPTIONS & kwargs.keys():
-            if name not in self.arg_names:  # a parameter of that name takes the value
-                del kwargs[name]
+        if kwargs:
+            for name in _IGNORED_OPTIONS & kwargs.keys():
+                if name not in self.arg_names:  # a parameter of that name takes the value
+                    del kwargs[name]
         try:
-            bound = self.signature.bind(*args, **kwargs)
+            return self._binder(*args, **kwargs)
         except TypeError as err:
-            raise TypeError(f"kernel '{self.__name__}': {err}") from None
-        bound.apply_defaults()
-        return dict(bound.arguments)
+            message = str(err).replace(f"{_BINDER}()", "")
+            raise TypeError(f"kernel '{self.__name__}': {message.strip()}") from None
+
+    @functools.cached_property
+    def _binder(self) -> Callable[..., dict[str, Any]]:
+        """The launch's arguments by parameter name, defaults applied: a function with the
+        kernel's own parameters, so Python binds them (faster than `Signature.bind`)."""
+        parameters = list(self.signature.parameters.values())
+        if any(p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) for p in parameters):
+
+            def bind(*args: Any, **kwargs: Any) -> dict[str, Any]:
+                bound = self.signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                return dict(bound.arguments)
+
+            return bind
+        defaults = {f"_d{i}": p.default for i, p in enumerate(parameters)}
+        listed = []
+        for i, p in enumerate(parameters):
+            if p.kind == p.KEYWORD_ONLY and "*" not in listed:
+                listed.append("*")
+            listed.append(p.name if p.default is p.empty else f"{p.name}=_d{i}")
+        body = ", ".join(f"{p.name!r}: {p.name}" for p in parameters)
+        namespace = dict(defaults)
+        exec(f"def {_BINDER}({', '.join(listed)}):\n    return {{{body}}}\n", namespace)  # noqa: S102
+        return namespace[_BINDER]  # type: ignore[no-any-return]
 
     def _spec(self, name: str, value: Any) -> _Spec:
+        if type(value) is numpy.ndarray and name not in self._constexpr_names:
+            spec = _POINTERS.get(value.dtype)
+            if spec is None:
+                spec = _POINTERS[value.dtype] = self._slow_spec(name, value)
+            return spec
+        return self._slow_spec(name, value)
+
+    @functools.cached_property
+    def _constexpr_names(self) -> frozenset[str]:
+        return frozenset(self.constexprs)
+
+    def _slow_spec(self, name: str, value: Any) -> _Spec:
         if name in self.constexprs:
             return _Spec(None, tl.constexpr(value).value)
         if isinstance(value, tl.constexpr):
@@ -271,7 +316,10 @@ class JITFunction(_Launchable):
 
         policy = policy or self.policy or default_policy()
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
-        signature = tuple((n, s.mlir, key_of(s.constant), s.hint) for n, s in specs.items())
+        signature = tuple(
+            (n, s.mlir, s.hint) if s.mlir is not None else (n, key_of(s.constant))
+            for n, s in specs.items()
+        )
         runtime = [arguments[n] for n, s in specs.items() if s.mlir is not None]
         # Launches look their variant up here first: hashing the key for the shared cache
         # costs more than some kernels take to run.

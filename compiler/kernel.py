@@ -12,6 +12,7 @@ is the one front of that cache (`compile`, `compile_cached`).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -31,7 +32,7 @@ from blkc.dialects.kernels import find_kernel
 from blkc.passes.promotion import default_policy
 from blkc.passes.written_arguments import written_arguments
 from blkc.pipeline import parse, parse_attributes, run_pipeline, to_strict_spec
-from blkc.runtime import cache
+from blkc.runtime import cache, launch
 from blkc.runtime.grid import Grid, Launchable
 
 
@@ -61,6 +62,11 @@ class Kernel(Launchable):
     @property
     def backend(self) -> Backend:
         return backends.get(self.target)
+
+    @functools.cached_property
+    def slots(self) -> list[launch.Slot]:
+        """How a launch checks and passes each argument (computed once)."""
+        return launch.slots(self.params)
 
     def __repr__(self) -> str:
         return f"<blkc.Kernel '{self.name}' for {self.target}>"

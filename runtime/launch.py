@@ -117,6 +117,39 @@ def launcher_ctypes(abi: Sequence[Attribute]) -> list[type]:
 class _Converted:
     values: list[object]
     arrays: list[numpy.ndarray]
+    spans: list[tuple[int, int]]
+    """The first and end byte of each array (contiguous: its address and its size)."""
+
+
+@dataclass(frozen=True)
+class Slot:
+    """How a launch checks and passes the argument of one parameter (see `slots`)."""
+
+    pointer: bool
+    dtype: dtypes.DType
+    """The pointee's dtype for a pointer, the value's for a scalar."""
+    array_dtype: numpy.dtype[Any]
+    ctype: type | None
+    """How a scalar travels (`_CTYPES`)."""
+
+
+def slots(params: Sequence[Attribute]) -> list[Slot]:
+    """The launch plan of parameters of types `params` (computed once per kernel)."""
+    plan = []
+    for t in params:
+        if isinstance(t, PtrType):
+            d = dtypes.from_xdsl(t.pointee)
+            plan.append(Slot(True, d, d.numpy, None))
+        else:
+            d = _param_dtype(t)
+            plan.append(Slot(False, d, d.numpy, _CTYPES[d.name]))
+    return plan
+
+
+def _where(name: str, index: int, names: Sequence[str | None]) -> str:
+    if index < len(names) and names[index]:
+        return f"argument {index} ('{names[index]}') of kernel '{name}'"
+    return f"argument {index} of kernel '{name}'"
 
 
 def convert_args(
@@ -125,66 +158,85 @@ def convert_args(
     args: Sequence[object],
     writes: Sequence[bool] = (),
     names: Sequence[str | None] = (),
+    plan: Sequence[Slot] | None = None,
 ) -> _Converted:
     """The launch values of `args` for parameters of types `params` (named `names`, where
-    known), checked: an array for each pointer (of its pointee dtype, contiguous, and
-    writeable where `writes` says the kernel may write through it), a number in range for
-    each scalar."""
+    known; `plan`: their `slots`, when the caller keeps them), checked: an array for each
+    pointer (of its pointee dtype, contiguous, and writeable where `writes` says the kernel
+    may write through it), a number in range for each scalar."""
     if len(args) != len(params):
         raise TypeError(f"kernel '{name}' takes {len(params)} arguments, got {len(args)}")
     values: list[object] = []
     arrays: list[numpy.ndarray] = []
-    for index, (t, arg) in enumerate(zip(params, args, strict=True)):
-        where = f"argument {index} of kernel '{name}'"
-        if index < len(names) and names[index]:
-            where = f"argument {index} ('{names[index]}') of kernel '{name}'"
-        if isinstance(t, PtrType):
-            array = as_array(arg, where)
-            if array is None:
-                raise TypeError(f"{where} is a pointer: pass an array, not {type(arg).__name__}")
-            want = dtypes.from_xdsl(t.pointee)
-            if array.dtype != want.numpy:
-                raise TypeError(f"{where} points to {want.name}, but the array holds {array.dtype}")
-            if not array.flags.c_contiguous and not array.flags.f_contiguous:
-                raise TypeError(f"{where} must be a contiguous array (use numpy.ascontiguousarray)")
-            if index < len(writes) and writes[index] and not array.flags.writeable:
+    spans: list[tuple[int, int]] = []
+    for index, (slot, arg) in enumerate(zip(plan or slots(params), args, strict=True)):
+        if slot.pointer:
+            if type(arg) is numpy.ndarray:
+                array = arg
+            else:
+                array = as_array(arg, _where(name, index, names))
+                if array is None:
+                    where = _where(name, index, names)
+                    raise TypeError(
+                        f"{where} is a pointer: pass an array, not {type(arg).__name__}"
+                    )
+            flags = array.flags
+            if array.dtype != slot.array_dtype:
                 raise TypeError(
-                    f"{where} is read-only (a read-only view, memory map or buffer), but the "
-                    "kernel stores through it: pass a writeable array (numpy.array(x) copies)"
+                    f"{_where(name, index, names)} points to {slot.dtype.name}, but the array "
+                    f"holds {array.dtype}"
                 )
+            if not flags.c_contiguous and not flags.f_contiguous:
+                raise TypeError(
+                    f"{_where(name, index, names)} must be a contiguous array (use "
+                    "numpy.ascontiguousarray)"
+                )
+            if not flags.writeable and index < len(writes) and writes[index]:
+                raise TypeError(
+                    f"{_where(name, index, names)} is read-only (a read-only view, memory map "
+                    "or buffer), but the kernel stores through it: pass a writeable array "
+                    "(numpy.array(x) copies)"
+                )
+            address = array.ctypes.data
             arrays.append(array)
-            values.append(ctypes.c_void_p(array.ctypes.data))
+            spans.append((address, address + array.nbytes))
+            values.append(ctypes.c_void_p(address))
             continue
-        d = _param_dtype(t)
+        d = slot.dtype
         if isinstance(arg, numpy.generic):
             arg = arg.item()
         if not isinstance(arg, bool | int | float):
             raise TypeError(
-                f"{where} is a {d.name} scalar: pass a number, not {type(arg).__name__}"
+                f"{_where(name, index, names)} is a {d.name} scalar: pass a number, not "
+                f"{type(arg).__name__}"
             )
         if d.is_int:
             if isinstance(arg, float):
-                raise TypeError(f"{where} is {d.name}: pass an int, not the float {arg!r}")
+                raise TypeError(
+                    f"{_where(name, index, names)} is {d.name}: pass an int, not the float {arg!r}"
+                )
             lo, hi = d.int_range
             if not lo <= int(arg) <= hi:
-                raise OverflowError(f"{where}: {arg} is out of range for {d.name} [{lo}, {hi}]")
-        if d.is_int and not d.signed:
-            arg = int(arg) - (1 << d.width) if int(arg) >> (d.width - 1) else int(arg)
-        values.append(_CTYPES[d.name](arg))
-    return _Converted(values, arrays)
+                raise OverflowError(
+                    f"{_where(name, index, names)}: {arg} is out of range for {d.name} [{lo}, {hi}]"
+                )
+            if not d.signed:
+                arg = int(arg) - (1 << d.width) if int(arg) >> (d.width - 1) else int(arg)
+        values.append(slot.ctype(arg))  # type: ignore[misc]
+    return _Converted(values, arrays, spans)
 
 
-def array_bounds(params: Sequence[Attribute], arrays: Sequence[numpy.ndarray]) -> ctypes.c_void_p:
-    """The first and end byte of each pointer argument's array, as the kernel reads them:
-    int64 pairs indexed by parameter position, then `stream_threshold()`. The array is kept
-    alive by the caller."""
-    table = numpy.zeros(2 * len(params) + 1, numpy.int64)
-    pointers = iter(arrays)
+def array_bounds(params: Sequence[Attribute], spans: Sequence[tuple[int, int]]) -> ctypes.c_void_p:
+    """The first and end byte of each pointer argument's array (`spans`, in the order of
+    the pointer parameters), as the kernel reads them: int64 pairs indexed by parameter
+    position, then `stream_threshold()`. The arrays are kept alive by the caller."""
+    entries = [0] * (2 * len(params) + 1)
+    pointers = iter(spans)
     for index, t in enumerate(params):
         if isinstance(t, PtrType):
-            low, high = numpy.lib.array_utils.byte_bounds(next(pointers))
-            table[2 * index : 2 * index + 2] = (low, high)
-    table[-1] = stream_threshold()
+            entries[2 * index], entries[2 * index + 1] = next(pointers)
+    entries[-1] = stream_threshold()
+    table = numpy.array(entries, numpy.int64)
     _keep_alive.table = table
     return ctypes.c_void_p(table.ctypes.data)
 
@@ -217,14 +269,11 @@ def _last_level_cache() -> int:
     return max(sizes, default=32 << 20)
 
 
-def no_overlap(arrays: Sequence[numpy.ndarray]) -> bool:
-    """True when no two arrays share bytes (then pointers may be marked noalias)."""
-    spans = []
-    for array in arrays:
-        low, high = numpy.lib.array_utils.byte_bounds(array)
-        spans.append((low, high))
-    spans.sort()
-    return all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
+def no_overlap(spans: Sequence[tuple[int, int]]) -> bool:
+    """True when no two arrays (their first and end bytes, `spans`) share bytes (then
+    pointers may be marked noalias)."""
+    ordered = sorted(spans)
+    return all(ordered[i][1] <= ordered[i + 1][0] for i in range(len(ordered) - 1))
 
 
 # ------------------------------------------------------------------------------------

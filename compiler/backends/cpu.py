@@ -170,11 +170,11 @@ class CpuBackend(Backend):
     ) -> None:
         program: CpuProgram = kernel.program
         converted = launch.convert_args(
-            kernel.name, kernel.params, args, kernel.writes, kernel.param_names
+            kernel.name, kernel.params, args, kernel.writes, kernel.param_names, kernel.slots
         )
         shape = launch.normalize_grid(grid, meta)
-        binary = program.binary(launch.no_overlap(converted.arrays))
-        bounds = launch.array_bounds(kernel.params, converted.arrays)
+        binary = program.binary(launch.no_overlap(converted.spans))
+        bounds = launch.array_bounds(kernel.params, converted.spans)
         launch.run_grid(
             binary.launcher,
             [*converted.values, bounds],
