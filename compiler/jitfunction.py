@@ -493,6 +493,9 @@ class Autotuner(_Decorator):
     num_warmups: int = 2
     num_reps: int = 5
     best: dict[tuple[Any, ...], Config] = field(default_factory=dict)
+    """The config chosen for each key."""
+    best_config: Config | None = None
+    """The config the last launch ran with (Triton's name; None before any launch)."""
     timings: dict[tuple[Any, ...], dict[str, float]] = field(default_factory=dict)
 
     def _key(self, arguments: dict[str, Any]) -> tuple[Any, ...]:
@@ -510,7 +513,7 @@ class Autotuner(_Decorator):
         key = self._key(arguments)
         if key not in self.best:
             self.best[key] = self._tune(args, kwargs, grid, arguments, key)
-        config = self.best[key]
+        config = self.best_config = self.best[key]
         if config.pre_hook is not None:
             config.pre_hook({**arguments, **config.kwargs})
         self.fn.run(*args, grid=grid, **config.with_launch_options(kwargs), **config.kwargs)

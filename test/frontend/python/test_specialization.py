@@ -150,6 +150,7 @@ def test_autotune_times_each_config_once_per_key(capsys: pytest.CaptureFixture[s
     numpy.testing.assert_array_equal(out, x + 1)
     assert set(tuned_copy.timings[(5000,)]) == {"BLOCK: 16", "BLOCK: 256"}
     best = tuned_copy.best[(5000,)]
+    assert tuned_copy.best_config is best  # Triton's name for the last launch's config
     out[:] = 0
     tuned_copy[grid](x, out, 5000)  # reuses the best config: no progress output
     assert capsys.readouterr().err == ""
