@@ -36,7 +36,7 @@ import numpy
 from blkc import autotuning
 from blkc.frontend.captures import Captures, capture, key_of
 from blkc.language import core as tl
-from blkc.runtime.grid import Grid, Launchable, check_num_cpu_threads
+from blkc.runtime.grid import Grid, Launchable, check_num_cpu_threads, user_entry
 
 _IGNORED_OPTIONS = frozenset(
     {"num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
@@ -392,6 +392,7 @@ class JITFunction(_Launchable):
         kernel, runtime = self.compile_for(arguments, policy, target, num_warps, arch)
         kernel.run(grid, runtime, arguments, num_cpu_threads)
 
+    @user_entry
     def warmup(
         self,
         *args: Any,

@@ -33,7 +33,7 @@ from blkc.passes.promotion import default_policy
 from blkc.passes.written_arguments import written_arguments
 from blkc.pipeline import parse, parse_attributes, run_pipeline, to_strict_spec
 from blkc.runtime import cache, launch
-from blkc.runtime.grid import Grid, Launchable
+from blkc.runtime.grid import Grid, Launchable, user_entry
 
 
 @dataclass
@@ -194,6 +194,7 @@ def _options(
     )
 
 
+@user_entry
 def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
     source: str | ModuleOp,
     *,

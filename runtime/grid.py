@@ -5,8 +5,11 @@ Light on purpose (NumPy only): `@blkc.jit` functions use it before anything comp
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy
 
@@ -25,10 +28,36 @@ class Launchable:
     def __getitem__(self, grid: Grid) -> Callable[..., None]:
         check_grid(grid)
 
+        @user_entry
         def run(*args: object, **kwargs: Any) -> None:
             self.launch(grid, args, kwargs)
 
         return run
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def user_entry(function: F) -> F:
+    """Mark `function` as where the user's code enters blkc: a located `BlkcError` raised
+    below it shows the user's frames and the message, not the compiler's frames (which
+    ``BLKC_TRACEBACK=1`` brings back, for bug reports)."""
+
+    @functools.wraps(function)
+    def entry(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return function(*args, **kwargs)
+        except Exception as err:
+            diagnostics = sys.modules.get("blkc.diagnostics")
+            if (
+                diagnostics is None
+                or not isinstance(err, diagnostics.BlkcError)
+                or os.environ.get("BLKC_TRACEBACK") == "1"
+            ):
+                raise
+            raise err.with_traceback(None) from None
+
+    return entry  # type: ignore[return-value]
 
 
 def check_grid(grid: object, function: bool = True) -> None:
@@ -62,4 +91,4 @@ def check_num_cpu_threads(value: object) -> int:
     return int(value)
 
 
-__all__ = ["Grid", "Launchable", "check_grid", "check_num_cpu_threads"]
+__all__ = ["Grid", "Launchable", "check_grid", "user_entry", "check_num_cpu_threads"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import difflib
 import inspect
 import textwrap
 from collections.abc import Callable, Iterator, Sequence
@@ -635,7 +636,10 @@ class CodeGenerator:
             return self._outside(name, self.function.globals[name], "global")
         if hasattr(builtins, name):
             return getattr(builtins, name)
-        raise self.error(f"name '{name}' is not defined")
+        known = [*self.env, *self.function.closure, *self.function.globals]
+        close = difflib.get_close_matches(name, [n for n in known if not n.startswith("$")], n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        raise self.error(f"name '{name}' is not defined{hint}")
 
     def _outside(self, name: str, value: Any, scope: str) -> Any:
         """`value`, read by name from outside the kernel, if a kernel may read it."""
@@ -678,7 +682,10 @@ class CodeGenerator:
             try:
                 value = getattr(base, attr)
             except AttributeError:
-                raise self.error(f"{_describe(base)} has no attribute '{attr}'") from None
+                known = [n for n in dir(base) if not n.startswith("_")]
+                close = difflib.get_close_matches(attr, known, n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+                raise self.error(f"{_describe(base)} has no attribute '{attr}'{hint}") from None
             if isinstance(base, ModuleType) and not readable(value, through_module=True):
                 raise self.error(refusal(f"{base.__name__}.{attr}", value, "global"))
             return value

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import ModuleOp
 from blkc.diagnostics import BlkcError, Diagnostic
 from blkc.kernel import compile as compile_module
 from blkc.promotion import default_policy
+from blkc.runtime.grid import user_entry
 from blkc.targets import resolve as resolve_target
 from blkc.triton_c.codegen import generate
 from blkc.triton_c.lexer import Token, error
@@ -63,6 +64,7 @@ def translate(
     return {f.name: generate(f, policy, filename) for f in functions}
 
 
+@user_entry
 def compile(  # noqa: A001 - the public name mirrors blkc.compile
     source: Source,
     *,

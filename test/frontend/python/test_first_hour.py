@@ -1,0 +1,69 @@
+"""Mistakes of a first hour: the message names the user's file and line, shows the line
+and a caret, suggests the name meant, and carries no compiler frames (BLKC_TRACEBACK=1
+brings them back)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KERNEL = """
+import numpy, blkc, blkc.language as tl
+
+@blkc.jit
+def copy(X, Y, N: tl.constexpr):
+    offsets = tl.arange(0, N)
+    tl.store(Y + offsets, {expression})
+
+x = numpy.ones(8, numpy.float32)
+copy[(1,)](x, numpy.empty_like(x), 8)
+"""
+
+
+def run(tmp_path: Path, expression: str, **env: str) -> list[str]:
+    script = tmp_path / "mistake.py"
+    script.write_text(KERNEL.format(expression=expression))
+    done = subprocess.run(
+        [sys.executable, script],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "BLKC_CACHE": "0", **env},
+    )
+    assert done.returncode == 1
+    return [line for line in done.stderr.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        (
+            "tl.lod(X + offsets)",
+            "module 'blkc.language' has no attribute 'lod'; did you mean 'load'?",
+        ),
+        ("tl.load(X + ofsets)", "name 'ofsets' is not defined; did you mean 'offsets'?"),
+        (
+            "tl.load(X + offsets).to(tl.float23)",
+            "has no attribute 'float23'; did you mean 'float32'?",
+        ),
+    ],
+)
+def test_a_mistake_reads_like_a_compiler_message(
+    tmp_path: Path, expression: str, message: str
+) -> None:
+    lines = run(tmp_path, expression)
+    assert len(lines) <= 8, "\n".join(lines)
+    assert not any("/compiler/" in line or "/passes/" in line for line in lines)
+    error = next(line for line in lines if "error:" in line)
+    assert f"{tmp_path / 'mistake.py'}:7:" in error and message in error
+    assert lines[-2].strip() == f"tl.store(Y + offsets, {expression})"
+    assert lines[-1].strip() == "^"
+
+
+def test_the_full_traceback_is_one_variable_away(tmp_path: Path) -> None:
+    lines = run(tmp_path, "tl.lod(X + offsets)", BLKC_TRACEBACK="1")
+    assert any("/compiler/" in line for line in lines)
