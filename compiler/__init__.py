@@ -62,6 +62,14 @@ _LAZY = {
 }
 
 
+def __dir__() -> list[str]:
+    """The public names, the lazily loaded ones included, and the subpackages."""
+    import pkgutil
+
+    modules = [m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+    return sorted({*__all__, *modules, "dialects", "passes", "runtime", "tools"})
+
+
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'blkc' has no attribute {name!r}")

@@ -39,3 +39,10 @@ def context(*, allow_unregistered: bool = False) -> Context:
     for name, factory in {**get_all_dialects(), **DIALECTS}.items():
         ctx.register_dialect(name, factory)
     return ctx
+
+
+def __dir__() -> list[str]:
+    """The dialect modules (imported on first use) and this package's names."""
+    import pkgutil
+
+    return sorted({"DIALECTS", "context"} | {m.name for m in pkgutil.iter_modules(__path__)})

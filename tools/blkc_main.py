@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from importlib.metadata import version
 from pathlib import Path
 
 EMIT_STAGES = ("loose", "strict", "loops", "llvm", "asm", "ptx")
@@ -42,6 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         nargs="?",
         help="a .mlir file of blk IR, a .py file of kernels, or a .tc file",
     )
+    parser.add_argument("--version", action="version", version=f"blkc {version('blkc')}")
     parser.add_argument(
         "--cache-info", action="store_true", help="show where the kernel cache is and its size"
     )

@@ -67,3 +67,36 @@ def test_a_mistake_reads_like_a_compiler_message(
 def test_the_full_traceback_is_one_variable_away(tmp_path: Path) -> None:
     lines = run(tmp_path, "tl.lod(X + offsets)", BLKC_TRACEBACK="1")
     assert any("/compiler/" in line for line in lines)
+
+
+def test_a_grid_that_is_no_grid_is_refused_with_what_a_grid_is() -> None:
+    import numpy
+
+    import blkc
+    import blkc.language as tl
+
+    @blkc.jit
+    def fill(X, N: tl.constexpr):
+        tl.store(X + tl.arange(0, N), 1.0)
+
+    x = numpy.zeros(4, numpy.float32)
+    for grid in (("8",), (8.5,), None, "8"):
+        with pytest.raises(TypeError, match="a grid is a tuple of 1 to 3 ints"):
+            fill[grid](x, 4)
+    with pytest.raises(TypeError, match="a grid function must return a tuple of 1 to 3 ints"):
+        fill[lambda meta: "1"](x, 4)
+    fill[(1,)](x, 4)
+    assert x.tolist() == [1.0] * 4
+
+
+def test_dir_lists_the_public_names_and_the_version_is_one_flag_away() -> None:
+    import blkc
+    import blkc.dialects
+    import blkc.passes
+
+    assert {"jit", "compile", "Kernel", "language", "reinterpret"} <= set(dir(blkc))
+    assert {"blk", "simt", "context"} <= set(dir(blkc.dialects))
+    assert {"promote_types", "convert_blk_to_loops", "registry"} <= set(dir(blkc.passes))
+    blkc_command = Path(sys.executable).with_name("blkc")
+    done = subprocess.run([blkc_command, "--version"], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.startswith("blkc ")
