@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import contextvars
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -262,20 +263,48 @@ class DiagnosticEngine:
         self.emit(_make(Severity.REMARK, op, message, notes))
 
 
+class BlkcWarning(UserWarning):
+    """A compiler warning (an implicit cast that can lose information, ...), issued through
+    Python's `warnings` at the user's source line: filter or catch it as any warning."""
+
+
 def _print_to_stderr(diagnostic: Diagnostic) -> None:
     sys.stderr.write(diagnostic.format())
 
 
-_DEFAULT_ENGINE = DiagnosticEngine(handler=_print_to_stderr)
+def _to_warnings(diagnostic: Diagnostic) -> None:
+    location = diagnostic.location
+    text = diagnostic.message
+    for _, note in diagnostic.notes:
+        text += f" (note: {note})"
+    if location is None:
+        warnings.warn(text, BlkcWarning, stacklevel=2)
+    else:
+        warnings.warn_explicit(text, BlkcWarning, location.file, location.line)
+
+
+_DEFAULT_ENGINE = DiagnosticEngine(handler=_to_warnings)
 _CURRENT_ENGINE: contextvars.ContextVar[DiagnosticEngine] = contextvars.ContextVar(
     "blkc_diagnostic_engine", default=_DEFAULT_ENGINE
 )
 
 
 def current_engine() -> DiagnosticEngine:
-    """The engine receiving warnings now: the innermost `capture_diagnostics()`, else one
-    printing to stderr."""
+    """The engine receiving warnings now: the innermost `capture_diagnostics()` or
+    `print_diagnostics()`, else one issuing them as Python warnings (`BlkcWarning`)."""
     return _CURRENT_ENGINE.get()
+
+
+@contextmanager
+def print_diagnostics() -> Iterator[DiagnosticEngine]:
+    """Print the warnings and remarks emitted inside the block to stderr, formatted as
+    errors are (location, source line, caret): what the command-line tools do."""
+    engine = DiagnosticEngine(handler=_print_to_stderr)
+    token = _CURRENT_ENGINE.set(engine)
+    try:
+        yield engine
+    finally:
+        _CURRENT_ENGINE.reset(token)
 
 
 @contextmanager

@@ -84,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    from blkc.diagnostics import BlkcError
+    from blkc.diagnostics import BlkcError, print_diagnostics
 
     if args.cache_info or args.clear_cache:
         from blkc.runtime import cache
@@ -111,7 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"blkc: error: cannot read {args.file}: no such file", file=sys.stderr)
         return 1
     try:
-        compiled = compilers[args.file.suffix](args)
+        with print_diagnostics():  # warnings as the compiler prints errors
+            compiled = compilers[args.file.suffix](args)
         if len(compiled) > 1 and args.run:
             raise ValueError(
                 f"{args.file} has several kernels ({', '.join(compiled)}): name the one to run "

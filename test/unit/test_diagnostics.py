@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 import blkc
 from blkc.diagnostics import (
     BlkcError,
+    BlkcWarning,
     Diagnostic,
     Severity,
     SourceLocation,
@@ -33,6 +34,7 @@ from blkc.diagnostics import (
     error_at,
     op_location,
     parse_module,
+    print_diagnostics,
     register_source,
     verify_module,
 )
@@ -336,11 +338,19 @@ def test_warnings_are_captured_by_the_current_engine(ctx: Context) -> None:
     ]
 
 
-def test_warnings_outside_a_capture_go_to_stderr(
+def test_warnings_outside_a_capture_are_python_warnings(ctx: Context) -> None:
+    module = parse_module(ctx, VALID, "library.mlir")
+    with pytest.warns(BlkcWarning, match="addi seen") as caught:
+        apply_passes(ctx, module, [_WarningPass()])
+    assert (caught[0].filename, caught[0].lineno) == ("library.mlir", 2)
+
+
+def test_the_tools_print_warnings_as_they_print_errors(
     ctx: Context, capsys: pytest.CaptureFixture[str]
 ) -> None:
     module = parse_module(ctx, VALID, "stderr.mlir")
-    apply_passes(ctx, module, [_WarningPass()])
+    with print_diagnostics():
+        apply_passes(ctx, module, [_WarningPass()])
     assert capsys.readouterr().err.startswith("stderr.mlir:2:3: warning: addi seen\n")
 
 

@@ -100,3 +100,26 @@ def test_dir_lists_the_public_names_and_the_version_is_one_flag_away() -> None:
     blkc_command = Path(sys.executable).with_name("blkc")
     done = subprocess.run([blkc_command, "--version"], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("blkc ")
+
+
+def test_a_lossy_cast_is_a_python_warning_at_its_line() -> None:
+    import warnings
+
+    import blkc
+    from blkc.diagnostics import BlkcWarning
+
+    text = """func.func @k(%x: tensor<4xi32>, %h: tensor<4xf16>) -> tensor<4xf16> {
+  %y = blk.add %x, %h : tensor<4xi32>, tensor<4xf16> -> tensor<4xf16>
+  func.return %y : tensor<4xf16>
+}
+"""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        blkc.run_pipeline(blkc.parse(text, "lossy.mlir"), "to-strict")
+    (warning,) = [w for w in caught if issubclass(w.category, BlkcWarning)]
+    assert "implicit cast from int32 to float16 can lose information" in str(warning.message)
+    assert (warning.filename, warning.lineno) == ("lossy.mlir", 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BlkcWarning)  # a library user can make it an error
+        with pytest.raises(BlkcWarning):
+            blkc.run_pipeline(blkc.parse(text, "lossy.mlir"), "to-strict")
