@@ -82,6 +82,12 @@ class BlkOptMain(xDSLOptMain):
     def register_all_dialects(self) -> None:
         self.ctx = make_context()
 
+    def register_all_targets(self) -> None:
+        # xDSL's other targets (llvm, x86-asm, wgsl, ...) take xDSL's own lowered dialects,
+        # not blk IR: offering them would promise output they cannot produce.
+        super().register_all_targets()
+        self.available_targets = {"mlir": self.available_targets["mlir"]}
+
     def register_all_passes(self) -> None:
         for name, factory in available_passes().items():
             self.register_pass(name, factory)
@@ -146,7 +152,7 @@ class BlkOptMain(xDSLOptMain):
     def _after_pass(self, module_pass: ModulePass, module: ModuleOp) -> None:
         if self.args.time_passes:
             elapsed = time.perf_counter() - self._pass_start
-            print(f"Pass {module_pass.name} took {elapsed} seconds")
+            print(f"Pass {module_pass.name} took {elapsed} seconds", file=sys.stderr)
         if self.args.print_between_passes and module_pass is not self.passes[-1]:
             print(f"IR after {module_pass.name}:")
             Printer(stream=sys.stdout).print_op(module)
