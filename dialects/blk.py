@@ -2122,6 +2122,10 @@ KERNEL_ATTR = "blk.kernel"
 POLICY_ATTR = "blk.policy"
 """Module attribute naming the promotion policy of loose IR (a string)."""
 
+UNSIGNED_ATTR = "blk.unsigned"
+"""Unit attribute of a scalar integer `blk.atomic_rmw` min or max whose memory holds
+unsigned integers: `lower-int-semantics` sets it before types become signless, and the code
+generators compare unsigned."""
 DIVISIBILITY_ATTR = "blk.divisibility"
 """Argument attribute: the int parameter is a multiple of this power of two (an i32),
 which the GPU lowering relies on and each launch checks."""

@@ -33,6 +33,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     ModuleOp,
     Signedness,
+    UnitAttr,
     f32,
     i1,
 )
@@ -50,7 +51,7 @@ from xdsl.rewriter import Rewriter
 from blkc import dtypes
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
-from blkc.dialects.types import PtrType
+from blkc.dialects.types import PtrType, element_type
 from blkc.dtypes import DType
 from blkc.passes.convert_blk_to_loops import REASSOC_ATTR
 
@@ -66,11 +67,23 @@ class LowerIntSemanticsPass(ModulePass):
         # signless, then lower: the new arith ops never see a signed or unsigned type. One
         # walk: the ops the patterns create (arith, a float blk.mod) have no recorded dtypes.
         typed = _record_dtypes(op)
+        _mark_unsigned_atomics(op)
         _make_signless(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(_patterns(typed), dce_enabled=False),
             apply_recursively=False,
         ).rewrite_module(op)
+
+
+def _mark_unsigned_atomics(module: ModuleOp) -> None:
+    for op in module.walk():
+        if isinstance(op, blk.AtomicRMWOp) and op.kind.data in (
+            blk.AtomicKind.MIN,
+            blk.AtomicKind.MAX,
+        ):
+            d = _dtype_or_none(element_type(op.value.type))
+            if d is not None and d.is_int and not d.signed:
+                op.attributes[blk.UNSIGNED_ATTR] = UnitAttr()
 
 
 def _patterns(typed: Mapping[Operation, _Typed]) -> list[RewritePattern]:

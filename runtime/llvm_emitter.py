@@ -446,6 +446,8 @@ class FunctionEmitter:
         element = self.pointee(op.ptr)
         is_float = isinstance(element, ir.FloatType | ir.DoubleType | ir.HalfType)
         kind = op.kind.data.value
+        if not is_float and kind in ("max", "min") and blk.UNSIGNED_ATTR in op.attributes:
+            kind = "u" + kind  # unsigned integers in memory (lower-int-semantics marks it)
         names = {
             "add": "fadd" if is_float else "add",
             "max": "fmax" if is_float else "max",
