@@ -746,6 +746,20 @@ class IRBuilder:
                 result = get_policy(self.policy).dot_dtype(a, b).result
             except PromotionError as err:
                 raise self.error(str(err)) from None
+        if result.is_float and result.width < 32:
+            # A narrow float result (out_dtype=float16, an f16 acc) accumulates in float32
+            # and rounds once, as Triton's CPU reference does: rounding every step to f16
+            # loses most of the digits of a sum that cancels.
+            wide = dtypes.float32
+            acc = None if acc is None else self.cast(acc, wide)
+            product = self._value(
+                blk.DotOp.build(
+                    operands=[lhs, rhs, acc],
+                    result_types=[block_of(wide.xdsl, shape)],
+                    properties={"acc_dtype": wide.xdsl},
+                )
+            )
+            return self.cast(product, result)
         properties = {} if out_dtype is None else {"acc_dtype": out_dtype.xdsl}
         return self._value(
             blk.DotOp.build(
