@@ -54,7 +54,7 @@ Affine = tuple[int, ...]
 
 _UNIFORM_FROM_UNIFORM = (blk.ElementwiseOp, blk.CastOp, blk.BitcastOp, blk.ReshapeOp)
 """Ops whose result is uniform where their operands are."""
-_VIEWS_OF_ONE_POINTER = (
+VIEWS_OF_ONE_POINTER = (
     blk.SplatOp,
     blk.BroadcastOp,
     blk.ExpandDimsOp,
@@ -109,7 +109,7 @@ class PointerAnalysis:
             owner = ptr.owner
             if isinstance(owner, blk.AddPtrOp):
                 ptr = owner.ptr
-            elif isinstance(owner, _VIEWS_OF_ONE_POINTER) or (
+            elif isinstance(owner, VIEWS_OF_ONE_POINTER) or (
                 isinstance(owner, blk.CastOp) and isinstance(element_type(owner.src.type), PtrType)
             ):
                 ptr = owner.src

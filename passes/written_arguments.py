@@ -16,9 +16,9 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType, element_type
+from blkc.passes.pointer_analysis import VIEWS_OF_ONE_POINTER
 
 _WRITES = (blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
-_VIEWS = (blk.SplatOp, blk.BroadcastOp, blk.ExpandDimsOp, blk.ReshapeOp, blk.PermuteOp)
 
 
 def written_arguments(function: func.FuncOp) -> list[bool]:
@@ -56,7 +56,7 @@ def _bases(ptr: SSAValue, entry: Block, seen: set[SSAValue]) -> set[int] | None:
     owner = ptr.owner
     if isinstance(owner, blk.AddPtrOp):
         return _bases(owner.ptr, entry, seen)
-    if isinstance(owner, _VIEWS) or isinstance(owner, blk.CastOp):
+    if isinstance(owner, VIEWS_OF_ONE_POINTER) or isinstance(owner, blk.CastOp):
         return _bases(owner.src, entry, seen)
     if isinstance(owner, blk.WhereOp | arith.SelectOp):
         return _union(*(_bases(v, entry, seen) for v in owner.operands[1:]))
