@@ -33,7 +33,7 @@ from blkc.passes.promotion import default_policy
 from blkc.passes.written_arguments import written_arguments
 from blkc.pipeline import parse, parse_attributes, run_pipeline, to_strict_spec
 from blkc.runtime import cache, launch
-from blkc.runtime.grid import Grid, Launchable, user_entry
+from blkc.runtime.grid import Grid, Launchable, positional_only, user_entry
 
 
 @dataclass
@@ -73,11 +73,7 @@ class Kernel(Launchable):
 
     def launch(self, grid: Grid, args: Sequence[object], kwargs: dict[str, Any]) -> None:
         threads = kwargs.pop("num_cpu_threads", None)
-        if kwargs:
-            raise TypeError(
-                f"kernel '{self.name}' takes its arguments by position "
-                f"(got {', '.join(kwargs)} by name)"
-            )
+        positional_only(self.name, kwargs)
         self.run(grid, args, num_cpu_threads=threads)
 
     def run(
@@ -270,12 +266,12 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
     global builds
     builds += 1
     module = parse(text, options.filename) if isinstance(source, str) else source.clone()
-    name = _pick_kernel(module, options.kernel)
-    params = _params(module, name)  # with signedness, which lowering removes
-    divisibility = _divisibility(module, name)
+    function = _pick_kernel(module, options.kernel)  # the passes change it in place
+    name = function.sym_name.data
+    params = list(function.function_type.inputs.data)  # signed: lowering makes it signless
+    divisibility = _divisibility(function)
     run_pipeline(module, to_strict_spec(options.policy))
     strict = str(module)
-    function = _function(module, name)
     writes = written_arguments(function)
     names = [arg.name_hint for arg in function.body.blocks[0].args]
     target = options.target
@@ -303,19 +299,8 @@ def _from_disk(key: str, options: TargetOptions) -> Kernel | None:
         return None  # a damaged or older entry: compile again
 
 
-def _function(module: ModuleOp, name: str) -> func.FuncOp:
-    for op in module.walk():
-        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
-            return op
-    raise AssertionError(name)
-
-
-def _params(module: ModuleOp, name: str) -> list[Attribute]:
-    return list(_function(module, name).function_type.inputs.data)
-
-
-def _divisibility(module: ModuleOp, name: str) -> list[int | None]:
-    attrs = _function(module, name).arg_attrs
+def _divisibility(function: func.FuncOp) -> list[int | None]:
+    attrs = function.arg_attrs
     found: list[int | None] = []
     for entry in attrs.data if attrs is not None else ():
         hint = entry.data.get(DIVISIBILITY_ATTR)  # type: ignore[attr-defined]
@@ -333,9 +318,9 @@ def _check_divisibility(name: str, divisibility: list[int | None], args: Sequenc
             )
 
 
-def _pick_kernel(module: ModuleOp, name: str | None) -> str:
+def _pick_kernel(module: ModuleOp, name: str | None) -> func.FuncOp:
     try:
-        return find_kernel(module, name).sym_name.data
+        return find_kernel(module, name)
     except ValueError as err:
         raise error_at(module, str(err)) from None
 
