@@ -261,7 +261,7 @@ class JITFunction(_Launchable):
         return frozenset(self.constexprs)
 
     def _slow_spec(self, name: str, value: Any) -> _Spec:
-        if name in self.constexprs:
+        if name in self._constexpr_names:
             return _Spec(None, tl.constexpr(value).value)
         if isinstance(value, tl.constexpr):
             return _Spec(None, value.value)

@@ -76,13 +76,25 @@ def _function(program: GpuKernel) -> Any:
         return _functions[key]
 
 
-def _device_pointer(driver: Any, value: object, copies: list[tuple[Any, numpy.ndarray]]) -> int:
+def _device_pointer(
+    driver: Any,
+    value: object,
+    copies: list[tuple[Any, numpy.ndarray]],
+    written: bool,
+    where: str,
+) -> int:
+    """The device address of `value`: its own, or that of a copy of a host array (copied
+    back after the launch, so one the kernel writes must be writeable)."""
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is not None:
         address = int(interface["data"][0])
     else:
         array = host_launch.as_array(value)
         assert array is not None
+        if written and not array.flags.writeable:
+            raise TypeError(
+                f"{where} is read-only, but the kernel stores through it: pass a writeable array"
+            )
         (address,) = _check(driver, driver.cuMemAlloc(max(array.nbytes, 1)))
         _check(driver, driver.cuMemcpyHtoD(address, array.ctypes.data, array.nbytes))
         copies.append((address, array))
@@ -115,13 +127,9 @@ def launch(
     for index, (arg, t) in enumerate(zip(args, params, strict=True)):
         if isinstance(t, PtrType):
             _check_dtype(name, index, arg, t)
-            array = host_launch.as_array(arg) if index < len(writes) and writes[index] else None
-            if array is not None and not array.flags.writeable:
-                raise TypeError(
-                    f"argument {index} of kernel '{name}' is read-only, but the kernel stores "
-                    "through it: pass a writeable array"
-                )
-            values.append(ctypes.c_void_p(_device_pointer(driver, arg, copies)))
+            written = index < len(writes) and writes[index]
+            where = f"argument {index} of kernel '{name}'"
+            values.append(ctypes.c_void_p(_device_pointer(driver, arg, copies, written, where)))
         else:
             values.append(next(scalars))
     pointers = numpy.array([ctypes.addressof(v) for v in values], dtype=numpy.uint64)

@@ -26,13 +26,19 @@ class Launchable:
         raise NotImplementedError
 
     def __getitem__(self, grid: Grid) -> Callable[..., None]:
-        check_grid(grid)
-
         @user_entry
         def run(*args: object, **kwargs: Any) -> None:
             self.launch(grid, args, kwargs)
 
         return run
+
+
+def positional_only(name: str, kwargs: dict[str, Any]) -> None:
+    """A TypeError when a kernel that takes its arguments by position got some by name."""
+    if kwargs:
+        raise TypeError(
+            f"kernel '{name}' takes its arguments by position (got {', '.join(kwargs)} by name)"
+        )
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -91,4 +97,11 @@ def check_num_cpu_threads(value: object) -> int:
     return int(value)
 
 
-__all__ = ["Grid", "Launchable", "check_grid", "user_entry", "check_num_cpu_threads"]
+__all__ = [
+    "Grid",
+    "Launchable",
+    "check_grid",
+    "positional_only",
+    "user_entry",
+    "check_num_cpu_threads",
+]

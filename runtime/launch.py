@@ -142,7 +142,7 @@ def slots(params: Sequence[Attribute]) -> list[Slot]:
             plan.append(Slot(True, d, d.numpy, None))
         else:
             d = _param_dtype(t)
-            plan.append(Slot(False, d, d.numpy, _CTYPES[d.name]))
+            plan.append(Slot(False, d, d.numpy, abi_ctype(t)))
     return plan
 
 
@@ -285,7 +285,8 @@ def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
     if callable(grid):
         grid = grid(meta)
         check_grid(grid, function=False)
-    check_grid(grid)
+    else:
+        check_grid(grid)
     if isinstance(grid, int):
         grid = (grid,)
     grid = tuple(int(g) for g in grid)

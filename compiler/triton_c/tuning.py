@@ -18,7 +18,7 @@ import numpy
 from blkc import autotuning
 from blkc.kernel import Kernel
 from blkc.runtime import launch
-from blkc.runtime.grid import Launchable
+from blkc.runtime.grid import Launchable, positional_only
 
 TIMED_RUNS = 3
 """Timed runs per candidate; the best counts."""
@@ -54,11 +54,7 @@ class TritonCKernel(Launchable):
     _last: Candidate | None = None
 
     def launch(self, grid: launch.Grid, args: Sequence[object], kwargs: dict[str, Any]) -> None:
-        if kwargs:
-            raise TypeError(
-                f"kernel '{self.name}' takes its arguments by position "
-                f"(got {', '.join(kwargs)} by name)"
-            )
+        positional_only(self.name, kwargs)
         self.run(grid, args)
 
     def run(self, grid: launch.Grid, args: Sequence[object]) -> None:
