@@ -473,7 +473,16 @@ class FunctionEmitter:
         ptr, cmp, value = self.get(op.ptr), self.get(op.cmp), self.get(op.value)
 
         def cas() -> ir.Value:
-            return b.extract_value(b.cmpxchg(ptr, cmp, value, "acq_rel", "acquire"), 0)
+            if isinstance(cmp.type, ir.IntType | ir.PointerType):
+                return b.extract_value(b.cmpxchg(ptr, cmp, value, "acq_rel", "acquire"), 0)
+            # A float compare-and-swap compares bit patterns, as the hardware's does (NaN
+            # can match, -0.0 does not match 0.0): LLVM's cmpxchg takes integers only.
+            bits = ir.IntType({ir.HalfType(): 16, ir.FloatType(): 32}.get(cmp.type, 64))
+            old = b.cmpxchg(
+                ptr, b.bitcast(cmp, bits), b.bitcast(value, bits), "acq_rel", "acquire"
+            )
+            return b.bitcast(b.extract_value(old, 0), cmp.type)
+
 
         result = self.guarded(self.access_condition(op, op.ptr, None), cas)
         assert result is not None
