@@ -20,15 +20,25 @@ if TYPE_CHECKING:
     from blkc.pipeline import parse, run_pipeline
     from blkc.promotion import set_default_policy
     from blkc.promotion.base import PromotionError
+    from blkc.runtime.allocation import set_allocator
+    from blkc.runtime.arrays import Reinterpreted as TensorWrapper
     from blkc.runtime.arrays import reinterpret
+    from blkc.runtime.errors import OutOfResources
+
+    CompilationError = BlkcError
+    TritonError = BlkcError
 
 __all__ = [
     "BlkcError",
     "BroadcastError",
+    "CompilationError",
     "Config",
     "JITFunction",
     "Kernel",
+    "OutOfResources",
     "PromotionError",
+    "TensorWrapper",
+    "TritonError",
     "autotune",
     "cdiv",
     "compile",
@@ -38,6 +48,7 @@ __all__ = [
     "parse",
     "reinterpret",
     "run_pipeline",
+    "set_allocator",
     "set_default_policy",
 ]
 
@@ -58,7 +69,17 @@ _LAZY = {
     "parse": "blkc.pipeline",
     "reinterpret": "blkc.runtime.arrays",
     "run_pipeline": "blkc.pipeline",
+    "set_allocator": "blkc.runtime.allocation",
     "set_default_policy": "blkc.promotion",
+    "OutOfResources": "blkc.runtime.errors",
+}
+
+# Triton's names, for programs written for Triton: its CompilationError and TritonError are
+# blkc's BlkcError, and its TensorWrapper (what `reinterpret` returns) is Reinterpreted.
+_ALIASES = {
+    "CompilationError": ("blkc.diagnostics", "BlkcError"),
+    "TritonError": ("blkc.diagnostics", "BlkcError"),
+    "TensorWrapper": ("blkc.runtime.arrays", "Reinterpreted"),
 }
 
 
@@ -71,10 +92,11 @@ def __dir__() -> list[str]:
 
 
 def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
+    module, attribute = _ALIASES.get(name) or (_LAZY.get(name), name)
+    if module is None:
         raise AttributeError(f"module 'blkc' has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(_LAZY[name]), name)
+    value = getattr(import_module(module), attribute)
     globals()[name] = value
     return value

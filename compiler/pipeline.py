@@ -9,6 +9,7 @@ raise `blkc.BlkcError`, whose text is the located diagnostics.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -76,10 +77,12 @@ def build_passes(spec: str, passes: dict[str, PassFactory] | None = None) -> tup
     built: list[ModulePass] = []
     for pass_spec in specs:
         if pass_spec.name not in passes:
+            close = difflib.get_close_matches(pass_spec.name, passes, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
             raise BlkcError(
                 Diagnostic(
                     Severity.ERROR,
-                    f"'{pass_spec.name}' does not refer to a registered pass",
+                    f"'{pass_spec.name}' does not refer to a registered pass{hint}",
                     None,
                 )
             )

@@ -93,6 +93,56 @@ class Reinterpreted:
     def shape(self) -> tuple[int, ...]:
         return tuple(self.base.shape)
 
+    @property
+    def device(self) -> Any:
+        return getattr(self.base, "device", "cpu")
+
+    def stride(self, *dim: int) -> Any:
+        """The base's strides in elements (torch's ``stride()``; NumPy arrays' byte strides
+        divided by the item size)."""
+        strides = (
+            tuple(self.base.stride())
+            if callable(getattr(self.base, "stride", None))
+            else tuple(s // self.base.itemsize for s in self.base.strides)
+        )
+        return strides[dim[0]] if dim else strides
+
+    def data_ptr(self) -> int:
+        """The address of the first element."""
+        data_ptr = getattr(self.base, "data_ptr", None)
+        if callable(data_ptr):
+            return int(data_ptr())
+        return int(self.base.__array_interface__["data"][0])
+
+    def element_size(self) -> int:
+        return self.dtype.numpy.itemsize
+
+    def numel(self) -> int:
+        return int(numpy.prod(self.shape, dtype=numpy.int64))
+
+    def cpu(self) -> Reinterpreted:
+        """This view of the base's CPU copy (itself for a NumPy array or a CPU tensor)."""
+        cpu = getattr(self.base, "cpu", None)
+        return self if cpu is None else Reinterpreted(cpu(), self.dtype)
+
+    def copy_(self, other: Any) -> Reinterpreted:
+        """Copies `other`'s elements (a view or an array of the same dtype) into this one."""
+        numpy.copyto(numpy.asarray(self), numpy.asarray(other), casting="no")
+        return self
+
+    def clone(self) -> Reinterpreted:
+        base = self.base.clone() if hasattr(self.base, "clone") else self.base.copy()
+        return Reinterpreted(base, self.dtype)
+
+    def to(self, device: Any) -> Reinterpreted:
+        return Reinterpreted(self.base.to(device), self.dtype)
+
+    def new_empty(self, sizes: Any) -> Reinterpreted:
+        """An uninitialised view of `sizes` elements of the same dtype and kind of base."""
+        if hasattr(self.base, "new_empty"):
+            return Reinterpreted(self.base.new_empty(sizes), self.dtype)
+        return Reinterpreted(numpy.empty(sizes, self.base.dtype), self.dtype)
+
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> numpy.ndarray:
         view = as_array(self)
         assert view is not None

@@ -247,3 +247,53 @@ def test_common_mistakes_carry_tritons_words(case: str, triton: str) -> None:
     message = str(info.value)
     assert triton in message, message
     assert f"{__file__}:" in message and "^" in message
+
+
+@blkc.jit
+def bitwise_on_floats(x_ptr):
+    tl.store(x_ptr, tl.load(x_ptr) & 1.0)
+
+
+def test_tritons_exception_names_catch_blkc_errors() -> None:
+    """Programs written for Triton catch `triton.TritonError` / `triton.CompilationError`
+    (and import `triton.runtime.errors`): the same located errors reach them."""
+    from blkc.runtime.errors import InterpreterError, OutOfResources
+
+    for name in ("TritonError", "CompilationError"):
+        with pytest.raises(getattr(blkc, name), match="invalid operands of type"):
+            bitwise_on_floats.warmup(numpy.zeros(4, numpy.float32))
+    assert blkc.TritonError is blkc.BlkcError and blkc.CompilationError is blkc.BlkcError
+    assert "out of resource: shared memory" in str(OutOfResources(99, 64, "shared memory"))
+    assert issubclass(InterpreterError, RuntimeError)
+
+
+def test_set_allocator_takes_a_callable() -> None:
+    from blkc.runtime.allocation import get_allocator
+
+    def allocator(size: int, alignment: int, stream: object) -> numpy.ndarray:
+        return numpy.empty(size, numpy.int8)
+
+    blkc.set_allocator(allocator)
+    try:
+        assert get_allocator() is allocator
+        with pytest.raises(TypeError, match="set_allocator takes a callable"):
+            blkc.set_allocator(42)  # type: ignore[arg-type]
+    finally:
+        blkc.set_allocator(None)
+    assert get_allocator() is None
+
+
+def test_reinterpreted_views_answer_like_tensor_wrappers() -> None:
+    """`blkc.reinterpret` returns Triton's `TensorWrapper` interface: strides in elements,
+    data pointer, element size, copies."""
+    base = numpy.arange(24, dtype=numpy.int16).reshape(4, 6)[:, ::2]
+    view = blkc.reinterpret(base, tl.uint16)
+    assert isinstance(view, blkc.TensorWrapper)
+    assert view.stride() == (6, 2) and view.stride(0) == 6
+    assert view.element_size() == 2 and view.numel() == 12 and view.shape == (4, 3)
+    assert view.data_ptr() == base.__array_interface__["data"][0]
+    clone = view.clone()
+    clone.copy_(blkc.reinterpret(numpy.zeros((4, 3), numpy.int16), tl.uint16))
+    assert numpy.asarray(clone).sum() == 0 and base.sum() != 0
+    empty = view.new_empty((5,))
+    assert empty.shape == (5,) and numpy.asarray(empty).dtype == numpy.uint16
