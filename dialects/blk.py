@@ -1462,6 +1462,76 @@ class PermuteOp(_ShapeOp):
 
 
 @irdl_op_definition
+class GatherOp(IRDLOperation):
+    """Reads `src` at positions `index` gives along `axis`: the result has the shape of
+    `index`, and its element at ``i`` is `src`'s element at ``i`` with coordinate `axis`
+    replaced by ``index[i]``. `src` and `index` have one rank and agree on every other
+    dimension (NumPy's ``take_along_axis``). Flips, slices and the halves of `split` are
+    gathers. An index outside ``[0, size)`` fails the launch; `in_range` says the frontend
+    built `index` inside it, so the check can go.
+
+    ```mlir
+    %r = blk.gather %x[%i] axis = 1 : tensor<4x8xf32>, tensor<4x2xi32> -> tensor<4x2xf32>
+    ```
+    """
+
+    name = "blk.gather"
+    src = operand_def()
+    index = operand_def()
+    axis = prop_def(IntegerAttr[I32])
+    in_range = opt_prop_def(UnitAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$src `[` $index `]` `axis` `=` $axis (`in_range` $in_range^)? attr-dict `:` "
+        "type($src) `,` type($index) `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        src: SSAValue | Operation,
+        index: SSAValue | Operation,
+        axis: int,
+        in_range: bool = False,
+    ):
+        src_elem = element_type(SSAValue.get(src).type)
+        result_type = block_of(src_elem, shape_of(SSAValue.get(index).type))
+        props: dict[str, Attribute] = {"axis": IntegerAttr(axis, i32)}
+        if in_range:
+            props["in_range"] = UnitAttr()
+        super().__init__(operands=[src, index], result_types=[result_type], properties=props)
+
+    def verify_(self) -> None:
+        check_value("operand 'src'", self.src.type, ANY_VALUE, weak_ok=False)
+        check_value("operand 'index'", self.index.type, frozenset({INT}), weak_ok=False)
+        if not isinstance(self.src.type, TensorType) or not isinstance(self.index.type, TensorType):
+            raise VerifyException(
+                f"gathers from a block with a block of indices, got {self.src.type} and "
+                f"{self.index.type}"
+            )
+        src, index = shape_of(self.src.type), shape_of(self.index.type)
+        axis = self.axis.value.data
+        if len(src) != len(index):
+            raise VerifyException(
+                f"'src' ({self.src.type}) and 'index' ({self.index.type}) must have one rank"
+            )
+        if not 0 <= axis < len(src):
+            raise VerifyException(f"axis {axis} is out of range for {self.src.type}")
+        for dim, (a, b) in enumerate(zip(src, index, strict=True)):
+            if dim != axis and a != b:
+                raise VerifyException(
+                    f"'index' ({self.index.type}) differs from 'src' ({self.src.type}) in "
+                    f"dimension {dim}, which is not the gathered axis {axis}"
+                )
+        expected = block_of(element_type(self.src.type), index)
+        if self.result.type != expected:
+            raise VerifyException(
+                f"result has type {self.result.type}; gathering {self.src.type} at "
+                f"{self.index.type} gives {expected}"
+            )
+
+
+@irdl_op_definition
 class CastOp(_ShapeOp):
     """Converts each element to another dtype (or pointer type), keeping the shape.
 
@@ -2143,6 +2213,7 @@ Blk = Dialect(
         BroadcastOp,
         ReshapeOp,
         PermuteOp,
+        GatherOp,
         CastOp,
         BitcastOp,
         AddOp,

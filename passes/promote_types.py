@@ -106,7 +106,7 @@ class _Promoter:
             self._dot(op)
         elif isinstance(op, blk.SplatOp | blk.ExpandDimsOp | blk.BroadcastOp | blk.ReshapeOp):
             self._follow_element(op)
-        elif isinstance(op, blk.PermuteOp):
+        elif isinstance(op, blk.PermuteOp | blk.GatherOp):
             self._follow_element(op)
         elif not isinstance(op, blk.LiteralOp):
             for value in op.operands:
