@@ -37,6 +37,7 @@ from blkc.pipeline import apply_passes, available_passes, build_passes, make_con
 from blkc.verify_diagnostics import check_diagnostics, parse_expectations
 
 SPLIT_MARKER = "// -----"
+STDIN = "-"  # the input file name that reads standard input, as in MLIR's tools
 
 
 def split_input(text: str) -> list[tuple[str, int]]:
@@ -99,8 +100,13 @@ class BlkOptMain(xDSLOptMain):
         self.passes = build_passes(self.args.passes, self.available_passes)
         self.pipeline = PassPipeline(self.passes)
 
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        if self.args.input_file == STDIN:
+            return sys.stdin.buffer, "mlir"
+        return super().get_input_stream()
+
     def get_input_name(self) -> str:
-        return self.args.input_file or "<stdin>"
+        return "<stdin>" if self.args.input_file in (None, STDIN) else self.args.input_file
 
     # -- input ---------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
     blkc kernel.mlir --emit=strict              # loose | strict | loops | llvm | asm
     blkc kernel.mlir --policy=numpy --emit=loops
     blkc kernel.mlir --run --grid 16 --size 16384
+    blk-opt kernel.mlir -p to-strict | blkc - --emit=llvm   # - reads blk IR from stdin
     blkc examples/vector_add.py -DBLOCK_SIZE=1024 --emit=strict
     blkc examples/vector_add.py -DBLOCK_SIZE=1024 --signature 'x_ptr=*fp16,n_elements=i32:16'
     blkc kernel.tc -DTM=64 --emit=loose         # Triton-C; -DTM=[64,128] autotunes on --run
@@ -31,6 +32,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 EMIT_STAGES = ("loose", "strict", "loops", "llvm", "asm", "ptx")
+STDIN = Path("-")  # reads blk IR from standard input
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
         "file",
         type=Path,
         nargs="?",
-        help="a .mlir file of blk IR, a .py file of kernels, or a .tc file",
+        help="a .mlir file of blk IR, a .py file of kernels, a .tc file, or - for blk IR on stdin",
     )
     parser.add_argument("--version", action="version", version=f"blkc {version('blkc')}")
     parser.add_argument(
@@ -102,17 +104,18 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     compilers = {".mlir": _compile_mlir, ".py": _compile_python, ".tc": _compile_triton_c}
-    if args.file.suffix not in compilers:
+    suffix = ".mlir" if args.file == STDIN else args.file.suffix
+    if suffix not in compilers:
         print(
             f"blkc: error: {args.file}: expected a {', '.join(compilers)} file", file=sys.stderr
         )
         return 1
-    if not args.file.is_file():
+    if args.file != STDIN and not args.file.is_file():
         print(f"blkc: error: cannot read {args.file}: no such file", file=sys.stderr)
         return 1
     try:
         with print_diagnostics():  # warnings as the compiler prints errors
-            compiled = compilers[args.file.suffix](args)
+            compiled = compilers[suffix](args)
         if len(compiled) > 1 and args.run:
             raise ValueError(
                 f"{args.file} has several kernels ({', '.join(compiled)}): name the one to run "
@@ -148,12 +151,13 @@ def _output(kernel: object, args: argparse.Namespace) -> None:
 def _compile_mlir(args: argparse.Namespace) -> dict[str, object]:
     import blkc
 
+    from_stdin = args.file == STDIN
     kernel = blkc.compile(
-        args.file.read_text(),
+        sys.stdin.read() if from_stdin else args.file.read_text(),
         policy=args.policy,
         kernel=args.kernel,
         opt=args.opt,
-        filename=str(args.file),
+        filename="<stdin>" if from_stdin else str(args.file),
         **_target_options(args),
     )
     return {kernel.name: kernel}

@@ -807,16 +807,28 @@ class CodeGenerator:
                 return _PYTHON_COMPARE[type(op)](a, b)
             except TypeError as err:
                 raise self.error(str(err)) from None
+        if isinstance(op, ast.Is | ast.IsNot):
+            return self._identity(op, a, b)
         predicate = _COMPARE.get(type(op))
         if predicate is None:
-            word = {ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
-            raise self.error(
-                f"'{word[type(op)]}' cannot compare kernel values; use ==, !=, <, <=, > or >="
-            )
+            word = {ast.In: "in", ast.NotIn: "not in"}[type(op)]
+            raise self.error(f"'{word}' cannot compare kernel values; use ==, !=, <, <=, > or >=")
         lhs, rhs = self.value(a, "the left side"), self.value(b, "the right side")
         if _is_pointer(lhs) != _is_pointer(rhs):
             raise self.error(_pointer_and_number("compare", lhs, rhs))
         return self.wrap(self.ir.compare(predicate, lhs, rhs))
+
+    def _identity(self, op: ast.Is | ast.IsNot, a: Any, b: Any) -> bool:
+        """`is` / `is not` with a kernel value on one side, decided at compile time: a
+        kernel value is never None (a None argument is a compile-time constant); anything
+        else would compare objects of the compiler, not values of the kernel."""
+        word = "is" if isinstance(op, ast.Is) else "is not"
+        if a is None or b is None:
+            return isinstance(op, ast.IsNot)
+        raise self.error(
+            f"'{word}' compares compile-time values, or a kernel value with None; use == or "
+            "!= to compare kernel values"
+        )
 
     def _if_expression(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Any:
         cond = self.expr(test)
