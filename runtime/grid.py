@@ -9,6 +9,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Sequence
+from types import TracebackType
 from typing import Any, TypeVar
 
 import numpy
@@ -44,26 +45,64 @@ def positional_only(name: str, kwargs: dict[str, Any]) -> None:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+USER_ERRORS = (TypeError, ValueError, IndexError, OverflowError, AssertionError)
+"""What a launch raises for the user's mistakes besides a located `BlkcError` (arguments,
+grid, an access out of bounds, a failed `tl.device_assert`): shown without blkc's frames."""
+
+
 def user_entry(function: F) -> F:
-    """Mark `function` as where the user's code enters blkc: a located `BlkcError` raised
-    below it shows the user's frames and the message, not the compiler's frames (which
-    ``BLKC_TRACEBACK=1`` brings back, for bug reports)."""
+    """Mark `function` as where the user's code enters blkc: a user error raised below it
+    (a located `BlkcError`, or one of `USER_ERRORS`) shows the user's frames and the
+    message, not the compiler's frames (which ``BLKC_TRACEBACK=1`` brings back, for bug
+    reports)."""
 
     @functools.wraps(function)
     def entry(*args: Any, **kwargs: Any) -> Any:
         try:
             return function(*args, **kwargs)
         except Exception as err:
-            diagnostics = sys.modules.get("blkc.diagnostics")
-            if (
-                diagnostics is None
-                or not isinstance(err, diagnostics.BlkcError)
-                or os.environ.get("BLKC_TRACEBACK") == "1"
-            ):
+            if not _is_user_error(err) or os.environ.get("BLKC_TRACEBACK") == "1":
                 raise
+            _hide_entry_frames()
             raise err.with_traceback(None) from None
 
     return entry  # type: ignore[return-value]
+
+
+def _is_user_error(err: Exception) -> bool:
+    diagnostics = sys.modules.get("blkc.diagnostics")
+    return isinstance(err, USER_ERRORS) or (
+        diagnostics is not None and isinstance(err, diagnostics.BlkcError)
+    )
+
+
+def _hide_entry_frames() -> None:
+    """Have `sys.excepthook` (once, wrapping the one in place) leave out the frame of
+    `user_entry` that re-raised an error: a script's uncaught error then ends at the user's
+    line."""
+    previous = sys.excepthook
+    if getattr(previous, "hides_blkc_entry", False):
+        return
+
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+        if os.environ.get("BLKC_TRACEBACK") != "1":
+            tb = _without_entry_frames(tb)
+        previous(kind, value, tb)
+
+    hook.hides_blkc_entry = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
+
+
+def _without_entry_frames(tb: TracebackType | None) -> TracebackType | None:
+    frames: list[TracebackType] = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not (code.co_name == "entry" and code.co_filename == __file__):
+            frames.append(tb)
+        tb = tb.tb_next
+    for outer, inner in zip(frames, frames[1:] + [None], strict=True):
+        outer.tb_next = inner
+    return frames[0] if frames else None
 
 
 def check_grid(grid: object, function: bool = True) -> None:

@@ -11,6 +11,7 @@ with status 1; with `--split-input-file` every chunk is still processed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -222,6 +223,9 @@ def main(args: Sequence[str] | None = None) -> None:
         BlkOptMain(args).run()
     except BlkcError as exc:
         sys.stderr.write(str(exc))
+        raise SystemExit(1) from None
+    except BrokenPipeError:  # the reader of the output left (`| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise SystemExit(1) from None
 
 

@@ -26,6 +26,7 @@ the time and the start of each array.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from importlib.metadata import version
@@ -84,6 +85,15 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The `blkc` console script."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:  # the reader of the output left (`| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     from blkc.diagnostics import BlkcError, print_diagnostics
@@ -106,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     compilers = {".mlir": _compile_mlir, ".py": _compile_python, ".tc": _compile_triton_c}
     suffix = ".mlir" if args.file == STDIN else args.file.suffix
     if suffix not in compilers:
-        print(
-            f"blkc: error: {args.file}: expected a {', '.join(compilers)} file", file=sys.stderr
-        )
+        print(f"blkc: error: {args.file}: expected a {', '.join(compilers)} file", file=sys.stderr)
         return 1
     if args.file != STDIN and not args.file.is_file():
         print(f"blkc: error: cannot read {args.file}: no such file", file=sys.stderr)
