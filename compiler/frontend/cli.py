@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +80,8 @@ def load_kernels(path: Path) -> dict[str, JITFunction]:
     except SyntaxError as err:
         location = SourceLocation(str(path), err.lineno or 1, err.offset or 1)
         raise error_at(location, f"invalid Python: {err.msg}") from None
+    except Exception as err:  # the file's own code failed: say where, as Python would
+        raise error_at(_failing_line(path, err), f"importing {path.name} failed: {err!r}") from None
     finally:
         sys.path.pop(0)
     found: dict[str, JITFunction] = {}
@@ -88,6 +91,15 @@ def load_kernels(path: Path) -> dict[str, JITFunction]:
             if base.fn.__module__ == name:
                 found[attr] = base
     return found
+
+
+def _failing_line(path: Path, err: Exception) -> SourceLocation | None:
+    """The line of `path` that raised `err` (the last frame in it), if any."""
+    tb = traceback.extract_tb(err.__traceback__)
+    frames = [f for f in tb if Path(f.filename).resolve() == path.resolve()]
+    if not frames or frames[-1].lineno is None:
+        return None
+    return SourceLocation(str(path), frames[-1].lineno, (frames[-1].colno or 0) + 1)
 
 
 @dataclass(frozen=True)
