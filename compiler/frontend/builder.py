@@ -247,6 +247,13 @@ class IRBuilder:
         owner = value.owner
         return owner.python_value if isinstance(owner, blk.LiteralOp) else None
 
+    def dtype_of_literal(self, value: bool | int | float) -> DType:
+        """The dtype the policy gives a Python number on its own."""
+        try:
+            return get_policy(self.policy).literal_dtype(Operand.literal(value))
+        except PromotionError as err:
+            raise self.error(str(err)) from None
+
     @staticmethod
     def is_weak(value: SSAValue) -> bool:
         return isinstance(value.type, WeakType)
@@ -780,7 +787,10 @@ class IRBuilder:
     # -- control flow --------------------------------------------------------------------
 
     def condition(self, value: SSAValue) -> SSAValue:
-        """`value` as the scalar i1 an `if` or `while` tests."""
+        """`value` as the scalar i1 an `if` or `while` tests (the element of a one-element
+        block, as Triton takes it)."""
+        if shape_of(value.type) and _numel(shape_of(value.type)) == 1:
+            return self.reduce("or", self.to_bool(value))
         if shape_of(value.type):
             raise self.error(
                 f"a condition must be a scalar, got a block ({value.type}); reduce it first "

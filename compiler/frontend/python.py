@@ -203,11 +203,16 @@ class _TensorMethod:
 
 
 _METHODS = {
-    "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "xor_sum", "reshape",
-    "view", "trans", "permute", "expand_dims", "broadcast_to", "exp", "exp2", "log", "log2",
-    "sqrt", "rsqrt", "sin", "cos", "erf", "floor", "ceil", "abs", "sigmoid", "softmax",
-    "cast",
+    "abs", "advance", "argmax", "argmin", "associative_scan", "atomic_add", "atomic_and",
+    "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg", "atomic_xor",
+    "broadcast_to", "cast", "cdiv", "ceil", "cos", "cumprod", "cumsum", "erf", "exp", "exp2",
+    "expand_dims", "flip", "floor", "gather", "histogram", "item", "log", "log2",
+    "logical_and", "logical_or", "max", "min", "permute", "ravel", "reduce", "reduce_or",
+    "reshape", "rsqrt", "sigmoid", "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn",
+    "store", "sum", "trans", "view", "xor_sum",
 }  # fmt: skip
+"""Triton's tensor methods: ``x.f(...)`` is ``tl.f(x, ...)`` (`item` and the logical ones are
+in `blkc.language.core` only, as in Triton's `core`)."""
 
 
 @dataclass
@@ -676,8 +681,19 @@ class CodeGenerator:
             if attr == "to":
                 return _TensorMethod(tl.cast, base)
             if attr in _METHODS:
-                return _TensorMethod(getattr(tl, attr), base)
-            raise self.error(f"a kernel value has no attribute '{attr}'")
+                import blkc.language
+
+                function = getattr(blkc.language, attr, None) or getattr(tl, attr, None)
+                if function is None:
+                    raise self.error(f"x.{attr}() is Triton's tl.{attr}, which blkc lacks")
+                return _TensorMethod(function, base)
+            close = difflib.get_close_matches(attr, [*_METHODS, "dtype", "shape", "T", "to"], n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise self.error(f"a kernel value has no attribute '{attr}'{hint}")
+        if attr == "dtype" and isinstance(base, bool | int | float):
+            # A Python number in a kernel has the dtype it takes on its own (Triton's
+            # `value = 1; value.dtype` is int32).
+            return tl.from_blkc(self.ir.dtype_of_literal(base))
         if isinstance(base, ModuleType | type) or not isinstance(base, tl.tensor):
             try:
                 value = getattr(base, attr)
@@ -802,6 +818,10 @@ class CodeGenerator:
 
     def _compare_one(self, op: ast.cmpop, left: Any, right: Any) -> Any:
         a, b = self.unwrap_constexpr(left), self.unwrap_constexpr(right)
+        if isinstance(a, tuple | list) and isinstance(b, tuple | list):
+            # Kernels do not tell lists from tuples (`x.shape == [tl.constexpr(8), 4]`).
+            a = tuple(map(self.unwrap_constexpr, a))
+            b = tuple(map(self.unwrap_constexpr, b))
         if self.is_constant(a) and self.is_constant(b):
             try:
                 return _PYTHON_COMPARE[type(op)](a, b)
@@ -861,10 +881,12 @@ class CodeGenerator:
         value = base.handle
         position = 0
         for item in items:
-            if isinstance(item, ast.Slice) and item.lower is item.upper is item.step is None:
-                position += 1
-                continue
-            if isinstance(item, ast.Constant) and item.value is None:
+            if isinstance(item, ast.Slice):
+                bounds = (item.lower, item.upper, item.step)
+                if all(b is None or self.is_none(self.expr(b)) for b in bounds):  # x[None:]
+                    position += 1
+                    continue
+            elif self.is_none(self.expr(item)):
                 value = self.ir.expand_dims(value, position)
                 position += 1
                 continue

@@ -990,6 +990,45 @@ view = reshape
 
 
 @builtin
+def item(input: Any, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+    """The one element of a one-element block, as a scalar (Triton's ``x.item()``)."""
+    s = _semantic
+    value = s.value(input, "input")
+    shape = s.shape_of(value)
+    if functools.reduce(lambda a, b: a * b, shape, 1) != 1:
+        raise s.error(f"item() needs a block of one element, not of shape {list(shape)}")
+    if not shape:
+        return s.wrap(value)
+    # A scalar is not a block: the one element comes out through a reduction, whose
+    # neutral start (-inf, the least integer, false) leaves it as it is, -0.0 and NaN too.
+    is_bool = s.dtype_of(value) == _dtypes.bool_
+    kind, nan = ("or", None) if is_bool else ("max", "propagate")
+    return s.wrap(s.ir.reduce(kind, value, None, nan if _is_float(s, value) else None))
+
+
+def _logical(name: str) -> Callable[..., tensor]:
+    @builtin
+    def logical(input: Any, other: Any, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+        s = _semantic
+
+        def truth(x: Any, what: str) -> SSAValue:
+            x = s.ir.typed(s.value(x, what))
+            if s.dtype_of(x) == _dtypes.bool_:
+                return x
+            return s.ir.compare("ne", x, s.ir.literal(0))
+
+        return s.wrap(s.ir.binary(name, truth(input, "input"), truth(other, "other")))
+
+    logical.__name__ = f"logical_{name}"
+    logical.__doc__ = f"Elementwise logical {name} of two values' truth (nonzero is true)."
+    return logical
+
+
+logical_and = _logical("and")
+logical_or = _logical("or")
+
+
+@builtin
 def expand_dims(input: Any, axis: Any, *, _semantic: CodeGenerator) -> tensor:  # noqa: A002
     """`input` with a dimension of size 1 inserted at `axis` (or at each of several), an
     axis of the result (negative axes count from its end)."""

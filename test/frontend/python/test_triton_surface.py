@@ -297,3 +297,57 @@ def test_reinterpreted_views_answer_like_tensor_wrappers() -> None:
     assert numpy.asarray(clone).sum() == 0 and base.sum() != 0
     empty = view.new_empty((5,))
     assert empty.shape == (5,) and numpy.asarray(empty).dtype == numpy.uint16
+
+
+@blkc.jit
+def scalar_methods(X, Y, N: tl.constexpr):
+    one = 1
+    ones = tl.full([N], value=one, dtype=one.dtype)  # a Python int's dtype: int32
+    tl.static_assert(one.dtype == tl.int32)
+    tl.static_assert((2**40).dtype == tl.int64)
+    tl.static_assert((1.5).dtype == tl.float32)
+    tl.static_assert(True.dtype == tl.int1)
+    o = tl.arange(0, N)
+    tl.static_assert(o[None, None:].shape == [1, tl.constexpr(N)])
+    tl.static_assert(o[None, :None, None].shape == (1, N, 1))
+    x = tl.load(X + o)
+    both = (x > 2).logical_and(x < 6)
+    either = x.logical_or(0)
+    first = tl.load(X + tl.arange(0, 1))
+    if first == 0:  # a one-element block tests as its element
+        ones += first.item() + 1000
+    tl.store(Y + o, ones + both.to(tl.int32) * 10 + either.to(tl.int32) * 100)
+
+
+def test_triton_tensor_methods_and_scalar_dtypes() -> None:
+    x = numpy.arange(8, dtype=numpy.int32)
+    y = numpy.zeros(8, numpy.int32)
+    scalar_methods[(1,)](x, y, 8)
+    expected = 1 + 1000 + ((x > 2) & (x < 6)) * 10 + (x != 0) * 100
+    assert y.tolist() == expected.tolist()
+    x[0] = 5
+    scalar_methods[(1,)](x, y, 8)
+    assert y[0] == 1 + 10 + 100
+
+
+@blkc.jit
+def take_item(X, Y):
+    tl.store(Y, tl.load(X + tl.arange(0, 1)).item())
+
+
+@blkc.jit
+def item_of_many(X, Y):
+    tl.store(Y, tl.load(X + tl.arange(0, 2)).item())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "uint32", "bool"])
+def test_item_keeps_every_bit(dtype: str) -> None:
+    """`x.item()` of a one-element block is its element: -0.0 and NaN included."""
+    values = [-0.0, numpy.nan, -7.5] if dtype.startswith("float") else [0, 1, -1]
+    for value in values:
+        x = numpy.array([value]).astype(dtype)
+        y = numpy.zeros(1, dtype)
+        take_item[(1,)](x, y)
+        assert x.tobytes() == y.tobytes()
+    with pytest.raises(blkc.BlkcError, match=r"item\(\) needs a block of one element"):
+        item_of_many.warmup(numpy.zeros(2, numpy.float32), numpy.zeros(1, numpy.float32))
