@@ -931,6 +931,93 @@ class CeilOp(MathOp):
     traits = _unary_traits(Computation.ROUNDING_MATH)
 
 
+UNARY_FUNCTIONS: tuple[str, ...] = (
+    "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
+    "exp10", "expm1", "log10", "log1p", "cbrt", "erfc", "lgamma", "tgamma",
+    "rint", "round", "trunc", "logb",
+)  # fmt: skip
+"""The functions `blk.math` names: C's functions of one float (``round`` rounds halves
+away from zero, ``rint`` to even)."""
+
+BINARY_FUNCTIONS: tuple[str, ...] = (
+    "atan2", "pow", "hypot", "fmod", "remainder", "copysign", "nextafter", "fdim", "ldexp",
+)  # fmt: skip
+"""The functions `blk.math2` names: C's functions of two floats (``ldexp``'s exponent is
+an integral float; the frontends convert it)."""
+
+
+def _check_function(op: Operation, known: tuple[str, ...]) -> None:
+    fn = op.properties["fn"]
+    assert isinstance(fn, StringAttr)
+    if fn.data not in known:
+        raise VerifyException(
+            f"'{fn.data}' is not a function of {op.name}; expected one of: " + ", ".join(known)
+        )
+
+
+@irdl_op_definition
+class MathFnOp(MathOp):
+    """Elementwise C math function of one float, named by `fn` (`UNARY_FUNCTIONS`).
+
+    ```mlir
+    %y = blk.math "cbrt" %x : tensor<16xf32>
+    ```
+    """
+
+    name = "blk.math"
+    fn = prop_def(StringAttr)
+    assembly_format = (
+        "$fn $operand attr-dict `:` custom<UnarySignature>(type($operand), type($result))"
+    )
+
+    def __init__(self, fn: str, operand: SSAValue | Operation, result_type: Attribute):
+        IRDLOperation.__init__(
+            self,
+            operands=[operand],
+            result_types=[result_type],
+            properties={"fn": StringAttr(fn)},
+        )
+
+    def verify_(self) -> None:
+        _check_function(self, UNARY_FUNCTIONS)
+        super().verify_()
+
+
+@irdl_op_definition
+class MathFn2Op(BinaryOp):
+    """Elementwise C math function of two floats, named by `fn` (`BINARY_FUNCTIONS`); the
+    operands promote as a float function's.
+
+    ```mlir
+    %z = blk.math2 "atan2" %y, %x : tensor<16xf32>
+    ```
+    """
+
+    name = "blk.math2"
+    fn = prop_def(StringAttr)
+    traits = _binary_traits(Computation.FLOAT_MATH)
+    RESULT: ClassVar[str] = "float"
+    assembly_format = f"$fn $lhs `,` $rhs {_BINARY_TYPES}"
+
+    def __init__(
+        self,
+        fn: str,
+        lhs: SSAValue | Operation,
+        rhs: SSAValue | Operation,
+        result_type: Attribute,
+    ):
+        IRDLOperation.__init__(
+            self,
+            operands=[lhs, rhs],
+            result_types=[result_type],
+            properties={"fn": StringAttr(fn)},
+        )
+
+    def verify_(self) -> None:
+        _check_function(self, BINARY_FUNCTIONS)
+        super().verify_()
+
+
 @irdl_op_definition
 class WhereOp(ElementwiseOp):
     """Elementwise select: `true_value` where `cond` holds, else `false_value`.
@@ -2247,6 +2334,8 @@ Blk = Dialect(
         ErfOp,
         FloorOp,
         CeilOp,
+        MathFnOp,
+        MathFn2Op,
         AddPtrOp,
         LoadOp,
         StoreOp,

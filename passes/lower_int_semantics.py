@@ -116,6 +116,7 @@ def _patterns(typed: Mapping[Operation, _Typed]) -> list[RewritePattern]:
         LowerCast(typed),
         LowerBitcast(typed),
         *(LowerMath(typed, op, math_op) for op, math_op in _MATH.items()),
+        LowerNamedMath(typed),
     ]
 
 
@@ -540,6 +541,21 @@ _MATH: dict[type[Operation], type[Operation]] = {
     blk.FloorOp: math.FloorOp,
     blk.CeilOp: math.CeilOp,
 }
+
+
+class LowerNamedMath(_LowerOp):
+    """`blk.math` and `blk.math2` stay for the code generators, which call each target's
+    implementation of the function; small floats compute in float32 and round once."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, blk.MathFnOp | blk.MathFn2Op) or op not in self.typed:
+            return
+        low = self.start(op, rewriter)
+        if low.dtype.width >= 32:
+            return
+        wide = [low.emit(arith.ExtFOp(v, f32)) for v in low.operands()]
+        new = type(op).create(operands=wide, result_types=[f32], properties=dict(op.properties))
+        low.replace(_narrow(low, low.emit(new), op.operands[0], True))
 
 
 class LowerCast(_LowerOp):

@@ -452,6 +452,13 @@ def _math(frame: _Frame, op: blk.MathOp) -> Sequence[Value]:
     return (numerics.elementwise(name, d, operand),)
 
 
+@_implements(blk.MathFnOp, blk.MathFn2Op)
+def _named_math(frame: _Frame, op: blk.MathFnOp | blk.MathFn2Op) -> Sequence[Value]:
+    d = _result_dtype(op)
+    operands = [numerics.convert(frame.array(v), _dtype(v.type), d) for v in op.operands]
+    return (numerics.named_math(op.fn.data, d, *operands),)
+
+
 @_implements(blk.CmpOp)
 def _cmp(frame: _Frame, op: blk.CmpOp) -> Sequence[Value]:
     predicate = op.predicate.data.value

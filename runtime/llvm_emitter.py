@@ -577,6 +577,25 @@ class FunctionEmitter:
         else:
             self.emit_wide_math(op, name, x)
 
+    def emit_named_math(self, op: blk.MathFnOp | blk.MathFn2Op) -> None:
+        """A C math function (`blk.math`, `blk.math2`) of float32 or float64 operands:
+        `vector_math`'s float32 code where it has the function, LLVM's intrinsic where
+        LLVM vectorizes one, else the C library's function (a scalar call)."""
+        name = op.fn.data
+        args = [self.get(v) for v in op.operands]
+        t = args[0].type
+        b = self.builder
+        if t == ir.FloatType() and name in vector_math.NAMED:
+            self.set(op, b.call(vector_math.NAMED[name](self.module), args))
+        elif name in _NAMED_INTRINSICS:
+            self.set(op, self.intrinsic(_NAMED_INTRINSICS[name], t, args))
+        elif name == "ldexp":
+            exponent = self.intrinsic("llvm.fptosi.sat", I32, [args[1]], [I32, t])
+            self.set(op, self.intrinsic("llvm.ldexp", t, [args[0], exponent], [t, I32]))
+        else:
+            symbol = name + ("f" if t == ir.FloatType() else "")
+            self.set(op, b.call(self.declare(symbol, t, [a.type for a in args]), args))
+
     def intrinsic(
         self,
         name: str,
@@ -608,6 +627,13 @@ MATH_FUNCTIONS: dict[type[Operation], tuple[str, Callable[[ir.Module], ir.Functi
 """The transcendental functions: each one's name and `vector_math`'s float32 code."""
 _LIBM = ("tanh", "erf")
 """The functions LLVM has no intrinsic for."""
+_NAMED_INTRINSICS = {
+    "rint": "llvm.rint",
+    "round": "llvm.round",
+    "trunc": "llvm.trunc",
+    "copysign": "llvm.copysign",
+}
+"""The functions of `blk.math` and `blk.math2` that are LLVM intrinsics it vectorizes."""
 
 
 # ------------------------------------------------------------------------------------
@@ -719,6 +745,10 @@ def _emit_bitcast(e: FunctionEmitter, op: arith.BitcastOp) -> None:
     e.set(op, e.builder.bitcast(e.get(op.operands[0]), llvm_type(op.results[0].type)))
 
 
+def _emit_named_math(e: FunctionEmitter, op: blk.MathFnOp | blk.MathFn2Op) -> None:
+    e.emit_named_math(op)  # each target's own
+
+
 def _emit_float_mod(e: FunctionEmitter, op: blk.ModOp) -> None:
     a, b = (e.get(v) for v in op.operands)
     e.set(op, e.builder.frem(a, b))
@@ -816,6 +846,8 @@ HANDLERS: dict[type[Operation], Handler] = {
     blk.AtomicRMWOp: FunctionEmitter.emit_atomic_rmw,
     blk.AtomicCASOp: FunctionEmitter.emit_atomic_cas,
     blk.ModOp: _emit_float_mod,
+    blk.MathFnOp: _emit_named_math,
+    blk.MathFn2Op: _emit_named_math,
     blk.CastOp: _emit_ptr_cast,
     blk.CmpOp: _emit_ptr_cmp,
 }

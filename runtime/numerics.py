@@ -344,6 +344,97 @@ def math_function(name: str, d: DType, x: Array) -> Array:
     return convert(np.asarray(_MATH[name](wide)), dtypes.float64, d)
 
 
+def _round_half_away(x: Array) -> Array:
+    """C's `round`: halves away from zero (``x - trunc(x)`` is exact)."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) >= 0.5, t + np.copysign(1.0, x), t)
+
+
+def _gamma(x: float) -> float:
+    """C's `tgamma`: poles give NaN (negative integers) or a signed infinity (zeros)."""
+    if x == 0.0:
+        return math.copysign(math.inf, x)
+    if math.isnan(x) or x == -math.inf or (x < 0 and x == math.floor(x)):
+        return math.nan
+    try:
+        return math.gamma(x)
+    except OverflowError:
+        return math.inf
+
+
+def _lgamma(x: float) -> float:
+    """C's `lgamma`: log|gamma(x)|, +inf at the poles."""
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+def _remainder(x: float, y: float) -> float:
+    """IEEE remainder, NaN where C's is NaN (an infinite `x`, a zero `y`)."""
+    try:
+        return math.remainder(x, y)
+    except ValueError:
+        return math.nan
+
+
+def _logb(x: Array) -> Array:
+    """C's `logb`: the unbiased exponent of `x` as a float (subnormals included)."""
+    mantissa, exponent = np.frexp(x)
+    finite = np.where(mantissa != 0, exponent - 1.0, -np.inf)
+    return np.where(np.isfinite(x), finite, np.abs(x))
+
+
+_NAMED: dict[str, Callable[..., Array]] = {
+    "tan": np.tan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "exp10": lambda x: np.power(10.0, x),
+    "expm1": np.expm1,
+    "log10": np.log10,
+    "log1p": np.log1p,
+    "cbrt": np.cbrt,
+    "erfc": np.vectorize(math.erfc, otypes=[np.float64]),
+    "lgamma": np.vectorize(_lgamma, otypes=[np.float64]),
+    "tgamma": np.vectorize(_gamma, otypes=[np.float64]),
+    "rint": np.rint,
+    "round": _round_half_away,
+    "trunc": np.trunc,
+    "logb": _logb,
+    "atan2": np.arctan2,
+    "pow": np.power,
+    "hypot": np.hypot,
+    "fmod": np.fmod,
+    "remainder": np.vectorize(_remainder, otypes=[np.float64]),
+    "copysign": np.copysign,
+    "ldexp": lambda x, n: np.ldexp(x, np.nan_to_num(n).clip(-(2**20), 2**20).astype(np.int64)),
+}
+_IN_DTYPE: dict[str, Callable[[Array, Array], Array]] = {
+    "nextafter": np.nextafter,
+    "fdim": lambda x, y: np.where(x > y, x - y, np.where(np.isnan(x) | np.isnan(y), x + y, 0)),
+}
+"""The functions computed in their own dtype (float32 for the small floats): one step
+or one subtraction, exact or rounded once there."""
+
+
+@_quiet
+def named_math(name: str, d: DType, *xs: Array) -> Array:
+    """`blk.math` and `blk.math2`: the C function `name` of `xs` (dtype `d`), computed in
+    float64 and rounded to `d` once, but for `_IN_DTYPE`'s."""
+    if name in _IN_DTYPE:
+        own = compute_dtype(d) if d.width >= 32 else np.dtype(np.float32)
+        result = _IN_DTYPE[name](*(to_compute(x, d).astype(own) for x in xs))
+        return convert(np.asarray(result).astype(np.float64), dtypes.float64, d)
+    wide = [to_compute(x, d).astype(np.float64) for x in xs]
+    return convert(np.asarray(_NAMED[name](*wide)), dtypes.float64, d)
+
+
 # --------------------------------------------------------------------------------------
 # Reductions, scans and dot
 # --------------------------------------------------------------------------------------

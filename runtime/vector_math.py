@@ -321,3 +321,7 @@ def sin_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
 def cos_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     """The function `blkc.cos.f32` (see the module docstring for its range)."""
     return _sin_or_cos(module, b, x, cosine=True)
+
+
+NAMED: dict[str, Callable[[ir.Module], ir.Function]] = {}
+"""The functions of `blk.math` and `blk.math2` that have float32 code here, by name."""

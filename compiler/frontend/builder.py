@@ -350,6 +350,12 @@ class IRBuilder:
     def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
         return self.elementwise(blk.FmaOp, [a, b, c])
 
+    def math_function(self, name: str, operands: Sequence[SSAValue]) -> SSAValue:
+        """C's math function `name` of one or two float operands (`blk.UNARY_FUNCTIONS`,
+        `blk.BINARY_FUNCTIONS`), as `blk.math` or `blk.math2`."""
+        cls = blk.MathFnOp if len(operands) == 1 else blk.MathFn2Op
+        return self.elementwise(cls, operands, {"fn": StringAttr(name)})
+
     def umulhi(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
         """The high half of the 2N-bit product of `lhs` and `rhs`, converted to the N-bit
         integer dtype the policy promotes them to and multiplied as unsigned integers (as

@@ -14,7 +14,7 @@ A kernel written for Triton runs after ``import triton`` becomes ``import blkc a
 and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
 """
 
-from blkc.language import math
+from blkc.language import extra, math
 from blkc.language.block_pointers import advance, make_block_ptr
 from blkc.language.core import (
     PropagateNan,
@@ -121,6 +121,6 @@ __all__ = [
     "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store", "sum",
     "tensor", "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum",
     "zeros", "zeros_like",
-    "associative_scan", "reduce",
+    "associative_scan", "reduce", "extra",
     "advance", "make_block_ptr", "div_rn", "umulhi",
 ]  # fmt: skip
