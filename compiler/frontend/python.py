@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import dataclasses
 import difflib
 import inspect
 import textwrap
@@ -943,7 +944,11 @@ class CodeGenerator:
             prefix = " ".join(str(a) for a in args if isinstance(a, str))
             values = [a for a in args if not isinstance(a, str)]
             return self.call(tl.device_print, [prefix, *values], {})
-        if function in _PYTHON_FUNCTIONS or function in (builtins.min, builtins.max, builtins.abs):
+        if (
+            function in _PYTHON_FUNCTIONS
+            or function in (builtins.min, builtins.max, builtins.abs)
+            or _is_dtype_method(function)
+        ):
             plain = [self.constant(a, f"an argument of {function.__name__}()") for a in args]
             try:
                 return function(*plain, **{k: self.unwrap_constexpr(v) for k, v in kwargs.items()})
@@ -976,8 +981,25 @@ class CodeGenerator:
         )
         for name in callee.constexprs:
             generator.constant(bound.arguments[name], f"argument '{name}' (a tl.constexpr)")
-        generator.run(generator.function.tree.body)
+        try:
+            generator.run(generator.function.tree.body)
+        except BlkcError as err:
+            raise _called_from(err, callee.__name__, self.ir.source_location) from None
         return generator.env.get(_RETURN)
+
+
+def _called_from(err: BlkcError, name: str, where: SourceLocation | None) -> BlkcError:
+    """`err`, raised inside an inlined call of `name`, with a note at the call: the chain
+    of notes leads from a helper's line (a `tl.random` function's, say) to the kernel's."""
+    first, *rest = err.diagnostics
+    noted = dataclasses.replace(first, notes=[*first.notes, (where, f"in the call of '{name}'")])
+    return type(err)([noted, *rest])
+
+
+def _is_dtype_method(function: Any) -> bool:
+    """Whether `function` is a method of a dtype (``x.dtype.is_int``), which a kernel calls
+    on compile-time arguments."""
+    return inspect.ismethod(function) and isinstance(function.__self__, tl.dtype)
 
 
 def _is_pointer(value: SSAValue) -> bool:

@@ -223,6 +223,7 @@ float32 = dtype("fp32", _dtypes.float32)
 float64 = dtype("fp64", _dtypes.float64)
 float8e4nv = dtype("fp8e4nv", _dtypes.float8_e4m3fn)
 float8e5 = dtype("fp8e5", _dtypes.float8_e5m2)
+pi32_t = pointer_type(int32)
 
 _ALL_DTYPES = {
     "int1": int1, "int8": int8, "int16": int16, "int32": int32, "int64": int64,
@@ -1099,6 +1100,15 @@ def cast(
     if s.constant(bitcast, "bitcast"):
         return s.wrap(s.ir.bitcast(v, d.blkc_dtype))
     return s.wrap(s.ir.cast(v, d.blkc_dtype))
+
+
+@builtin
+def to_tensor(x: Any, *, _semantic: CodeGenerator) -> tensor:
+    """`x` as a kernel value: kernel values as they are, a number as a scalar of the dtype
+    the policy gives it alone (under Triton's: int32, uint32, int64 or uint64, the first
+    that holds an int; float32 for a float; int1 for a bool)."""
+    s = _semantic
+    return s.wrap(s.ir.typed(s.value(x, "x")))
 
 
 class static_range:  # noqa: N801 - Triton's name
