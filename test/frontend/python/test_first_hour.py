@@ -13,6 +13,7 @@ kernels given no values.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -284,3 +285,18 @@ def test_blkc_reads_ir_from_stdin_and_a_closed_pipe_is_no_traceback(tmp_path: Pa
     reader_gone.stdout.close()  # type: ignore[union-attr]
     _, err = reader_gone.communicate(source.encode(), timeout=300)
     assert reader_gone.returncode == 1 and b"Traceback" not in err, err.decode()
+
+
+def test_the_demo_names_the_cpu_its_ratios_come_from(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[3] / "examples"))
+    import _timing
+
+    row = _timing.Row("vector add", "16 f32", 1.0, 2.0, 10.0, cached=False)
+    _timing.print_rows([row])
+    first = capsys.readouterr().out.splitlines()[0]
+    assert re.fullmatch(
+        r"   measured on .+ \(\w[\w-]*\), \d+ cores, (AVX-512|AVX2|SVE|NEON|no AVX2 or AVX-512)",
+        first,
+    ), first
