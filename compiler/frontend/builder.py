@@ -589,6 +589,7 @@ class IRBuilder:
         shape = self._shape(["ptr", "value", "mask"][: len(present)], present)
         ptr = self._pointer_block(ptr, shape, f"atomic_{kind}")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
+        self._check_atomic(kind, pointee)
         op = blk.AtomicRMWOp.build(
             operands=[ptr, value, mask],
             result_types=[block_of(pointee, shape)],
@@ -600,10 +601,17 @@ class IRBuilder:
         shape = self._shape(["ptr", "cmp", "value"], [ptr, cmp, value])
         ptr = self._pointer_block(ptr, shape, "atomic_cas")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
+        self._check_atomic("cas", pointee)
         op = blk.AtomicCASOp.build(
             operands=[ptr, cmp, value], result_types=[block_of(pointee, shape)]
         )
         return self._value(op)
+
+    def _check_atomic(self, kind: str, pointee: Attribute) -> None:
+        try:
+            get_policy(self.policy).check_atomic(kind, dtypes.from_xdsl(pointee))
+        except PromotionError as err:
+            raise self.error(str(err)) from None
 
     # -- reductions, scans, dot ------------------------------------------------------------
 

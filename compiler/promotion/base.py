@@ -285,6 +285,10 @@ class Policy(ABC):
             return Promotion(d, "same")
         raise self.refuse(f"{d.name} operand of a float function", "float-function")
 
+    def check_atomic(self, kind: str, d: DType) -> None:
+        """Refuse an atomic `kind` (add, max, ..., xchg, cas) on memory of `d` where the
+        policy does; none do by default, as the CPU backends have atomics of every width."""
+
     # -- shared machinery --------------------------------------------------------------
 
     def refuse(self, message: str, rule: str) -> PromotionError:

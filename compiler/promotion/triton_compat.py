@@ -20,6 +20,11 @@ float16 and bfloat16 still computes in float32.
 Float functions (``exp``, ``sqrt``, ``floor``, ...) take float32 and float64 only. Reductions,
 scans and ``dot`` are the `triton` policy's, which follows the front end there.
 
+Atomics: read-modify-writes on elements narrower than 32 bits (16-bit floats under
+``atomic_add`` excepted) and compare-and-swap on 8-bit elements are refused
+(``atomic-width``), as the front end refuses them; the CPU backends have atomics of every
+width, which the other policies allow.
+
 Refused, as the front end refuses them: fp8 with integers or bools (``fp8-integer``), ``/``,
 ``//`` and ``%`` of integers of different signedness (``division-signedness``), ``//`` on
 floats (``float-floordiv``), float functions of anything but float32 and float64
@@ -42,6 +47,21 @@ from blkc.promotion.computation import Computation
 from blkc.promotion.triton import TritonPolicy
 
 DIVISIONS = (Computation.TRUEDIV, Computation.FLOORDIV, Computation.MOD)
+
+_TRITON_NAMES = {
+    dtypes.bool_: "int1",
+    dtypes.float16: "fp16",
+    dtypes.bfloat16: "bf16",
+    dtypes.float32: "fp32",
+    dtypes.float64: "fp64",
+    dtypes.float8_e4m3fn: "fp8e4nv",
+    dtypes.float8_e5m2: "fp8e5",
+}
+
+
+def triton_name(d: DType) -> str:
+    """What Triton's messages call `d` (``fp16``, ``int1``)."""
+    return _TRITON_NAMES.get(d, d.name)
 
 
 class TritonCompatPolicy(TritonPolicy):
@@ -96,10 +116,34 @@ class TritonCompatPolicy(TritonPolicy):
         if d in (dtypes.float32, dtypes.float64):
             return Promotion(d, "same")
         raise self.refuse(
-            f"{d.name} operand of a float function: Triton's front end takes float32 and "
-            "float64 only (tl.exp, tl.sqrt, tl.floor, ...); cast it to float32",
+            f"Expected dtype ['fp32', 'fp64'] but got {triton_name(d)}: Triton's front end "
+            "takes float32 and float64 only in float functions (tl.exp, tl.sqrt, tl.floor, "
+            "...); cast it to float32",
             "float-function",
         )
+
+    def check_atomic(self, kind: str, d: DType) -> None:
+        name = triton_name(d)
+        if kind == "cas":
+            if d.width not in (16, 32, 64):
+                raise self.refuse(
+                    f"atomic_cas only supports elements with width {{16, 32, 64}}, not {name} "
+                    "(Triton's front end)",
+                    "atomic-width",
+                )
+            return
+        if d in (dtypes.float16, dtypes.bfloat16) and kind != "add":
+            raise self.refuse(
+                f"atomic_{kind} does not support {name} (Triton's front end); only atomic_add "
+                "takes 16-bit floats",
+                "atomic-width",
+            )
+        if d in (dtypes.int16, dtypes.uint16) or d.width < 16:
+            raise self.refuse(
+                f"atomic_{kind} does not support {name} (Triton's front end refuses atomics "
+                "on elements narrower than 32 bits but for 16-bit floats)",
+                "atomic-width",
+            )
 
     def decide(self, computation: Computation, operands) -> Decision:  # type: ignore[no-untyped-def]
         decision = super().decide(computation, operands)

@@ -4,6 +4,8 @@ on a scalar, compared with the results Triton 3.9's interpreter gives for the sa
 
 from __future__ import annotations
 
+import re
+
 import numpy
 import pytest
 
@@ -351,3 +353,55 @@ def test_item_keeps_every_bit(dtype: str) -> None:
         assert x.tobytes() == y.tobytes()
     with pytest.raises(blkc.BlkcError, match=r"item\(\) needs a block of one element"):
         item_of_many.warmup(numpy.zeros(2, numpy.float32), numpy.zeros(1, numpy.float32))
+
+
+@blkc.jit
+def atomic_kinds(Z, X, KIND: tl.constexpr):
+    x = tl.load(X)
+    if KIND == "add":
+        tl.atomic_add(Z, x)
+    elif KIND == "max":
+        tl.atomic_max(Z, x)
+    else:
+        tl.atomic_cas(Z, x, x)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "kind", "refused"),
+    [
+        ("int8", "add", "atomic_add does not support int8"),
+        ("uint16", "add", "atomic_add does not support uint16"),
+        ("float16", "max", "atomic_max does not support fp16"),
+        ("uint8", "cas", "atomic_cas only supports elements with width {16, 32, 64}"),
+        ("float16", "add", None),
+        ("int16", "cas", None),
+        ("int32", "max", None),
+    ],
+)
+def test_triton_compat_refuses_the_atomics_triton_refuses(
+    dtype: str, kind: str, refused: str | None
+) -> None:
+    """Under `triton-compat`, atomics on elements Triton's front end refuses are refused in
+    its words; the other policies compile them (the CPU has atomics of every width)."""
+    z, x = numpy.zeros(1, dtype), numpy.ones(1, dtype)
+    if refused is not None:
+        with pytest.raises(blkc.BlkcError, match=re.escape(refused)):
+            atomic_kinds.warmup(z, x, KIND=kind, policy="triton-compat")
+    else:
+        atomic_kinds.warmup(z, x, KIND=kind, policy="triton-compat")
+    atomic_kinds[(1,)](z, x, KIND=kind)  # the default policy takes every width
+    assert z[0] == (0 if kind == "cas" else 1)
+
+
+@blkc.jit
+def exp_of(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(X + tl.arange(0, 4), tl.exp(x))
+
+
+def test_triton_compat_float_functions_carry_tritons_words() -> None:
+    with pytest.raises(
+        blkc.BlkcError, match=re.escape("Expected dtype ['fp32', 'fp64'] but got fp16")
+    ):
+        exp_of.warmup(numpy.zeros(4, numpy.float16), policy="triton-compat")
+    exp_of.warmup(numpy.zeros(4, numpy.float16))  # computed in float32 by the default policy
