@@ -708,6 +708,11 @@ class CodeGenerator:
             return value
         raise AssertionError(attr)
 
+    def operator(self, op: ast.operator, left: Any, right: Any) -> Any:
+        """`left op right` as the kernel's binary operator computes it (for built-ins
+        written in its terms: `tl.add`, `tl.swizzle2d`)."""
+        return self._binary(op, left, right)
+
     def _binary(self, op: ast.operator, left: Any, right: Any) -> Any:
         a, b = self.unwrap_constexpr(left), self.unwrap_constexpr(right)
         if isinstance(a, BlockPointer) or isinstance(b, BlockPointer):
