@@ -945,6 +945,13 @@ class CodeGenerator:
             return result
         if function is builtins.abs and not self.is_constant(args[0]):
             return self.call(tl.abs, args, {})
+        if function is builtins.isinstance and len(args) == 2 and not kwargs:
+            # A kernel value's class is known when it compiles: isinstance(x, tl.tensor).
+            kind = self.constant(args[1], "isinstance's class")
+            try:
+                return isinstance(self.unwrap_constexpr(args[0]), kind)
+            except TypeError as err:
+                raise self.error(f"isinstance(): {err}") from None
         if function is builtins.print:
             prefix = " ".join(str(a) for a in args if isinstance(a, str))
             values = [a for a in args if not isinstance(a, str)]

@@ -404,3 +404,18 @@ def test_bad_input_is_located(case: str, text: str) -> None:
     message = str(info.value)
     assert f"{__file__}:{line_of(case)}:" in message, message
     assert text in message, message
+
+
+@blkc.jit
+def split_checked(x_ptr, first_ptr, second_ptr):
+    first, second = tl.split(tl.load(x_ptr + tl.arange(0, 2)))
+    tl.static_assert(isinstance(first, tl.tensor) and isinstance(second, tl.tensor))
+    tl.static_assert(first.shape == () and not isinstance(first, int))
+    tl.store(first_ptr, first)
+    tl.store(second_ptr, second)
+
+
+def test_split_gives_scalar_tensors_known_at_compile_time() -> None:
+    first, second = numpy.zeros(1, numpy.int64), numpy.zeros(1, numpy.int64)
+    launch(split_checked, "cpu", numpy.array([7, -9], numpy.int64), first, second)
+    assert (first[0], second[0]) == (7, -9)
