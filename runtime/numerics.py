@@ -358,8 +358,8 @@ def _gamma(x: float) -> float:
         return math.nan
     try:
         return math.gamma(x)
-    except OverflowError:
-        return math.inf
+    except OverflowError:  # beyond 171.6, or a tiny x: the sign of gamma near 0 is x's
+        return math.copysign(math.inf, x) if abs(x) < 1 else math.inf
 
 
 def _lgamma(x: float) -> float:

@@ -1,0 +1,603 @@
+"""`tl.extra.libdevice` and the ops under it (`blk.math`, `blk.math2`): each C function
+against NumPy (Python's `math` where NumPy has none) on random and edge inputs, float32
+and float64, on the `cpu` target, the interpreter and (for a few) `cpu-simt`; the functions
+composed in the frontend; Triton's dtype rules; located refusals.
+
+The bounds: float32 results within `F32_ULP` of NumPy's float64 result rounded to float32
+(so within that many ulp, plus a half, of the exact value); float64 results within
+`F64_ULP` of NumPy's float64 result, whose own error is up to 1-2 ulp (docs/math.md has
+the errors against mpmath). Zeros, infinities and NaN exactly, signs included."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+from blkc.language.extra import libdevice
+from blkc.runtime import interpreter
+
+BLOCK = 1024
+
+KERNEL = """
+module {{
+  func.func @k({params}, %o: !blk.ptr<{t}>) attributes {{blk.kernel}} {{
+    %pid = blk.program_id 0 : i32
+    %c = blk.constant {block} : i32
+    %s = blk.mul %pid, %c : i32
+    %r = blk.arange 0, {block} : tensor<{block}xi32>
+    %offs = blk.add %s, %r : i32, tensor<{block}xi32> -> tensor<{block}xi32>
+{loads}
+    %y = {op} : tensor<{block}x{t}>
+    %po = blk.addptr %o, %offs : !blk.ptr<{t}>, tensor<{block}xi32> -> tensor<{block}x!blk.ptr<{t}>>
+    blk.store %po, %y : tensor<{block}x!blk.ptr<{t}>>
+    func.return
+  }}
+}}
+"""
+
+
+def kernel(fn: str, arity: int, t: str) -> str:
+    names = ["a", "b"][:arity]
+    loads = "\n".join(
+        f"    %p{n} = blk.addptr %{n}, %offs : !blk.ptr<{t}>, tensor<{BLOCK}xi32> -> "
+        f"tensor<{BLOCK}x!blk.ptr<{t}>>\n"
+        f"    %x{n} = blk.load %p{n} : tensor<{BLOCK}x!blk.ptr<{t}>>"
+        for n in names
+    )
+    op = f'blk.math "{fn}" %xa' if arity == 1 else f'blk.math2 "{fn}" %xa, %xb'
+    params = ", ".join(f"%{n}: !blk.ptr<{t}>" for n in names)
+    return KERNEL.format(params=params, t=t, block=BLOCK, loads=loads, op=op)
+
+
+def run(text: str, target: str, *xs: numpy.ndarray) -> numpy.ndarray:
+    out = numpy.empty_like(xs[0])
+    grid = (len(xs[0]) // BLOCK,)
+    if target == "interpreter":
+        module = blkc.run_pipeline(blkc.parse(text, "kernel.mlir"), "to-strict{warn=false}")
+        interpreter.run(module, None, grid, [*xs, out])
+    else:
+        blkc.compile(text, target=target)[grid](*xs, out)
+    return out
+
+
+# -- the references ----------------------------------------------------------------------
+
+
+def _gamma(x: float) -> float:
+    if x == 0:
+        return math.copysign(math.inf, x)
+    if math.isnan(x) or x == -math.inf or (x < 0 and x == math.floor(x)):
+        return math.nan
+    try:
+        return math.gamma(x)
+    except OverflowError:
+        return math.copysign(math.inf, x) if abs(x) < 1 else math.inf
+
+
+def _lgamma(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+def _remainder(x: float, y: float) -> float:
+    try:
+        return math.remainder(x, y)
+    except ValueError:
+        return math.nan
+
+
+def _round(x: numpy.ndarray) -> numpy.ndarray:
+    t = numpy.trunc(x)
+    return numpy.where(numpy.abs(x - t) >= 0.5, t + numpy.copysign(1.0, x), t)
+
+
+def _logb(x: numpy.ndarray) -> numpy.ndarray:
+    mantissa, exponent = numpy.frexp(x)
+    finite = numpy.where(mantissa != 0, exponent - 1.0, -numpy.inf)
+    return numpy.where(numpy.isfinite(x), finite, numpy.abs(x))
+
+
+REFERENCES = {
+    "tan": numpy.tan,
+    "sinh": numpy.sinh,
+    "cosh": numpy.cosh,
+    "asin": numpy.arcsin,
+    "acos": numpy.arccos,
+    "atan": numpy.arctan,
+    "asinh": numpy.arcsinh,
+    "acosh": numpy.arccosh,
+    "atanh": numpy.arctanh,
+    "exp10": lambda x: numpy.power(10.0, x),
+    "expm1": numpy.expm1,
+    "log10": numpy.log10,
+    "log1p": numpy.log1p,
+    "cbrt": numpy.cbrt,
+    "erfc": numpy.vectorize(math.erfc, otypes=[float]),
+    "lgamma": numpy.vectorize(_lgamma, otypes=[float]),
+    "tgamma": numpy.vectorize(_gamma, otypes=[float]),
+    "rint": numpy.rint,
+    "round": _round,
+    "trunc": numpy.trunc,
+    "logb": _logb,
+    "atan2": numpy.arctan2,
+    "pow": numpy.power,
+    "hypot": numpy.hypot,
+    "fmod": numpy.fmod,
+    "remainder": numpy.vectorize(_remainder, otypes=[float]),
+    "copysign": numpy.copysign,
+    "ldexp": lambda x, n: numpy.ldexp(x, n.astype(numpy.int32)),
+}
+
+# Random inputs: (kind, low, high), kind "lin" uniform, "log" ±2**uniform, "pos" 2**uniform,
+# "int" integers; the float64 ranges where they differ.
+RANGES: dict[str, list[tuple[str, float, float]]] = {
+    "tan": [("lin", -10, 10), ("log", -30, 20)],
+    "sinh": [("lin", -89, 89), ("log", -30, 3)],
+    "cosh": [("lin", -89, 89), ("log", -30, 3)],
+    "asin": [("lin", -1, 1), ("log", -30, 0)],
+    "acos": [("lin", -1, 1), ("log", -30, 0)],
+    "atan": [("lin", -10, 10), ("log", -30, 30)],
+    "asinh": [("lin", -10, 10), ("log", -30, 60)],
+    "acosh": [("lin", 1, 3), ("pos", 0, 60)],
+    "atanh": [("lin", -1, 1), ("log", -30, 0)],
+    "exp10": [("lin", -46, 39)],
+    "expm1": [("lin", -20, 88), ("log", -30, 0)],
+    "log10": [("pos", -140, 127), ("lin", 0.5, 2)],
+    "log1p": [("lin", -1, 1), ("pos", -30, 100), ("log", -30, -1)],
+    "cbrt": [("log", -140, 127)],
+    "erfc": [("lin", -4, 11)],
+    "lgamma": [("lin", -20, 40), ("pos", -20, 100)],
+    "tgamma": [("lin", -30, 35)],
+    "rint": [("lin", -100, 100), ("log", -2, 30)],
+    "round": [("lin", -100, 100), ("log", -2, 30)],
+    "trunc": [("lin", -100, 100), ("log", -2, 30)],
+    "logb": [("log", -140, 127)],
+    "atan2": [("lin", -10, 10), ("log", -30, 30)],
+    "pow": [("pos", -10, 10), ("lin", -4, 4)],
+    "hypot": [("log", -140, 127)],
+    "fmod": [("lin", -1e4, 1e4), ("log", -20, 60)],
+    "remainder": [("lin", -1e4, 1e4), ("log", -20, 60)],
+    "copysign": [("log", -140, 127)],
+    "ldexp": [("log", -20, 20)],
+}
+SECOND: dict[str, list[tuple[str, float, float]]] = {
+    "atan2": [("lin", -10, 10), ("log", -30, 30)],
+    "pow": [("lin", -20, 20), ("int", -9, 9)],
+    "hypot": [("log", -140, 127)],
+    "fmod": [("lin", -10, 10), ("log", -20, 20)],
+    "remainder": [("lin", -10, 10), ("log", -20, 20)],
+    "copysign": [("lin", -1, 1)],
+    "ldexp": [("int", -200, 200)],
+}
+F64_RANGES = {
+    "sinh": [("lin", -710, 710)],
+    "cosh": [("lin", -710, 710)],
+    "exp10": [("lin", -324, 308)],
+    "expm1": [("lin", -40, 709)],
+    "erfc": [("lin", -6, 27)],
+    "lgamma": [("pos", 2, 100), ("lin", -20, -10)],  # math.lgamma is poor near 1 and 2
+    "tgamma": [("lin", -170, 171)],
+}
+
+F32_ULP = {
+    "lgamma": 4, "tgamma": 4, "sinh": 2, "cosh": 2, "log10": 2, "erfc": 2, "acosh": 2, "atanh": 2,
+}  # fmt: skip
+"""Float32 bounds in ulp from NumPy's float64 result rounded to float32 (default 1; exact
+functions 0)."""
+F64_ULP = {"lgamma": 8, "tgamma": 8, "cbrt": 3, "erfc": 3, "exp10": 2, "tanh": 2}
+"""Float64 bounds in ulp from NumPy's own float64 result (default 2; exact functions 0)."""
+EXACT = {"rint", "round", "trunc", "logb", "fmod", "remainder", "copysign", "ldexp"}
+
+
+def draw(rng: numpy.random.Generator, ranges: list[tuple[str, float, float]], n: int) -> list:
+    parts = []
+    for kind, low, high in ranges:
+        m = n // len(ranges)
+        if kind == "lin":
+            parts.append(rng.uniform(low, high, m))
+        elif kind == "log":
+            parts.append(rng.choice([-1.0, 1.0], m) * numpy.exp2(rng.uniform(low, high, m)))
+        elif kind == "pos":
+            parts.append(numpy.exp2(rng.uniform(low, high, m)))
+        else:
+            parts.append(rng.integers(int(low), int(high) + 1, m).astype(float))
+    return numpy.resize(numpy.concatenate(parts), n)
+
+
+def edges(dtype: type) -> numpy.ndarray:
+    info = numpy.finfo(dtype)
+    huge = 1e30 if dtype == numpy.float32 else 1e300
+    return numpy.array(
+        [0.0, -0.0, numpy.inf, -numpy.inf, numpy.nan, info.smallest_subnormal,
+         -info.smallest_subnormal, info.smallest_normal - info.smallest_subnormal,
+         info.smallest_normal, info.max, -info.max, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, huge,
+         -huge, 3.0, -3.0, 100.0, -100.0],
+        dtype,
+    )  # fmt: skip
+
+
+def operands(fn: str, dtype: type, n: int = 4 * BLOCK) -> list[numpy.ndarray]:
+    """Random operands with every edge value (of the first operand against random second
+    ones, then every pair of edges), `n` of each."""
+    rng = numpy.random.default_rng(5)
+    ranges = F64_RANGES.get(fn, RANGES[fn]) if dtype == numpy.float64 else RANGES[fn]
+    xs = [draw(rng, ranges, n)]
+    e = edges(dtype).astype(float)
+    if fn in SECOND:
+        xs.append(draw(rng, SECOND[fn], n))
+        pairs = numpy.meshgrid(e, e, indexing="ij")
+        xs[0][: e.size**2], xs[1][: e.size**2] = pairs[0].ravel(), pairs[1].ravel()
+        if fn in ("ldexp", "pow"):  # second edges that are this function's own
+            xs[1][: e.size**2] = numpy.nan_to_num(xs[1][: e.size**2]).clip(-300, 300).round()
+    else:
+        xs[0][: e.size] = e
+    return [x.astype(dtype) for x in xs]
+
+
+def reference(fn: str, xs: list[numpy.ndarray], dtype: type) -> numpy.ndarray:
+    with numpy.errstate(all="ignore"):
+        return REFERENCES[fn](*(x.astype(numpy.float64) for x in xs)).astype(dtype)
+
+
+def assert_within(out: numpy.ndarray, expected: numpy.ndarray, ulps: int, what: str) -> None:
+    """`out` within `ulps` representable steps of `expected` where that is finite and
+    nonzero; the same zero, infinity or NaN (signs included) elsewhere."""
+    regular = numpy.isfinite(expected) & (expected != 0)
+    int_type = numpy.int32 if out.dtype == numpy.float32 else numpy.int64
+
+    def ordered(x: numpy.ndarray) -> numpy.ndarray:
+        bits = x.view(int_type).astype(numpy.int64)
+        return numpy.where(bits < 0, -(bits & numpy.iinfo(int_type).max), bits)
+
+    finite = regular & numpy.isfinite(out)
+    distance = numpy.abs(ordered(out[finite]) - ordered(expected[finite]))
+    assert finite.sum() == regular.sum(), f"{what}: non-finite results for finite references"
+    worst = int(distance.max()) if distance.size else 0
+    assert worst <= ulps, f"{what}: {worst} ulp (bound {ulps})"
+    special = ~regular
+    same = (out[special] == expected[special]) & (
+        numpy.signbit(out[special]) == numpy.signbit(expected[special])
+    ) | (numpy.isnan(out[special]) & numpy.isnan(expected[special]))
+    bad = numpy.flatnonzero(special)[~same]
+    assert bad.size == 0, f"{what}: {out[bad[:4]]} where {expected[bad[:4]]} was expected"
+
+
+def bound(fn: str, dtype: type) -> int:
+    if fn in EXACT:
+        return 0
+    if dtype == numpy.float32:
+        return F32_ULP.get(fn, 1)
+    return F64_ULP.get(fn, 2)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("fn", sorted(REFERENCES))
+def test_function_matches_numpy_on_the_cpu(fn: str, dtype: type) -> None:
+    xs = operands(fn, dtype)
+    t = "f32" if dtype == numpy.float32 else "f64"
+    out = run(kernel(fn, len(xs), t), "cpu", *xs)
+    assert_within(out, reference(fn, xs, dtype), bound(fn, dtype), f"{fn} {t}")
+
+
+@pytest.mark.parametrize("fn", sorted(REFERENCES))
+def test_interpreter_matches_numpy(fn: str) -> None:
+    """The interpreter computes in float64 and rounds once: within the float32 bounds."""
+    xs = operands(fn, numpy.float32, BLOCK)
+    out = run(kernel(fn, len(xs), "f32"), "interpreter", *xs)
+    assert_within(out, reference(fn, xs, numpy.float32), bound(fn, numpy.float32), fn)
+
+
+@pytest.mark.parametrize("fn", ["tan", "pow", "atan2", "rint", "lgamma", "ldexp", "log1p"])
+def test_cpu_simt_matches_numpy(fn: str) -> None:
+    xs = operands(fn, numpy.float32, BLOCK)
+    out = run(kernel(fn, len(xs), "f32"), "cpu-simt", *xs)
+    assert_within(out, reference(fn, xs, numpy.float32), bound(fn, numpy.float32), fn)
+
+
+@pytest.mark.parametrize("t", ["f16", "bf16"])
+def test_small_floats_compute_in_float32(t: str) -> None:
+    """float16 and bfloat16 widen to float32, compute there and round once."""
+    import ml_dtypes
+
+    dtype = numpy.float16 if t == "f16" else ml_dtypes.bfloat16
+    x = numpy.linspace(-3, 3, BLOCK).astype(dtype)
+    y = numpy.linspace(0.25, 4, BLOCK).astype(dtype)
+    for fn, arity in (("atan", 1), ("expm1", 1), ("hypot", 2), ("pow", 2)):
+        xs = [numpy.abs(x) if fn == "pow" else x, y][:arity]
+        out = run(kernel(fn, arity, t), "cpu", *xs)
+        wide = REFERENCES[fn](*(v.astype(numpy.float32).astype(numpy.float64) for v in xs))
+        expected = wide.astype(numpy.float32).astype(dtype)
+        # Within one step of the small type: a float32 result near a tie of the small
+        # type may round to either side of it.
+        steps = 2**13 if t == "f16" else 2**16
+        gap = numpy.abs(out.astype(numpy.float32).view(numpy.int32).astype(numpy.int64)
+                        - expected.astype(numpy.float32).view(numpy.int32))  # fmt: skip
+        assert (gap <= steps).all(), fn
+
+
+def test_unknown_function_is_refused_by_the_verifier() -> None:
+    text = kernel("cbrt", 1, "f32").replace('"cbrt"', '"cube_root"')
+    with pytest.raises(Exception, match="'cube_root' is not a function of blk.math"):
+        blkc.compile(text)
+
+
+# -- the Python frontend -----------------------------------------------------------------
+
+
+@blkc.jit
+def unary_kernel(x_ptr, out_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    if FN == "tanh":
+        r = libdevice.tanh(x)
+    elif FN == "rcbrt":
+        r = libdevice.rcbrt(x)
+    elif FN == "normcdf":
+        r = libdevice.normcdf(x)
+    elif FN == "saturatef":
+        r = libdevice.saturatef(x)
+    elif FN == "nearbyint":
+        r = libdevice.nearbyint(x)
+    elif FN == "fast_expf":
+        r = libdevice.fast_expf(x)
+    elif FN == "fast_tanf":
+        r = libdevice.fast_tanf(x)
+    elif FN == "rcp_rn":
+        r = libdevice.rcp_rn(x)
+    elif FN == "exp10":
+        r = libdevice.exp10(x)
+    else:
+        r = tl.extra.libdevice.rint(x)
+    tl.store(out_ptr + o, r)
+
+
+@pytest.mark.parametrize(
+    ("fn", "expected"),
+    [
+        ("tanh", numpy.tanh),
+        ("rcbrt", lambda x: 1 / numpy.cbrt(x)),
+        ("normcdf", lambda x: 0.5 * numpy.vectorize(math.erfc)(-x / math.sqrt(2))),
+        ("saturatef", lambda x: numpy.where(x > 0, numpy.minimum(x, 1), 0.0)),
+        ("nearbyint", numpy.rint),
+        ("fast_expf", numpy.exp),
+        ("fast_tanf", numpy.tan),
+        ("rcp_rn", lambda x: 1 / x),
+        ("exp10", lambda x: 10.0**x),
+        ("rint", numpy.rint),
+    ],
+)
+def test_frontend_functions(fn: str, expected) -> None:  # type: ignore[no-untyped-def]
+    x = numpy.concatenate(
+        [[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -0.0, 0.0, numpy.inf, -numpy.inf, numpy.nan],
+         numpy.random.default_rng(3).uniform(-6, 6, 117)]
+    ).astype(numpy.float32)  # fmt: skip
+    out = numpy.empty_like(x)
+    unary_kernel[(1,)](x, out, FN=fn, BLOCK=128)
+    with numpy.errstate(all="ignore"):
+        want = numpy.asarray(expected(x.astype(numpy.float64))).astype(numpy.float32)
+    ulps = {"normcdf": 64, "rcbrt": 2, "rcp_rn": 0, "rint": 0, "nearbyint": 0}.get(fn, 1)
+    assert_within(out, want, ulps, fn)
+
+
+def test_rint_of_large_values_as_triton_tests_it() -> None:
+    """Triton's test_libdevice_rint: values across int32's and int64's ranges and halves."""
+    rng = numpy.random.default_rng(0)
+    for dtype in (numpy.float32, numpy.float64):
+        x = numpy.concatenate(
+            [rng.uniform(-(2**31), 2**31, 500), rng.uniform(-(2**63), 2**63, 500),
+             [-2.5, -1.5, -0.5, -0.0, 0.0, 0.5, 1.5, 2.5, numpy.inf, -numpy.inf, numpy.nan]]
+        ).astype(dtype)  # fmt: skip
+        x = numpy.resize(x, 1024)
+        out = numpy.empty_like(x)
+        unary_kernel[(1,)](x, out, FN="rint", BLOCK=1024)
+        numpy.testing.assert_array_equal(out, numpy.rint(x))
+
+
+@blkc.jit
+def classify_kernel(x_ptr, nan_ptr, inf_ptr, fin_ptr, sign_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    tl.store(nan_ptr + o, libdevice.isnan(x))
+    tl.store(inf_ptr + o, libdevice.isinf(x))
+    tl.store(fin_ptr + o, libdevice.finitef(x))
+    tl.store(sign_ptr + o, libdevice.signbit(x))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64, numpy.float16])
+def test_classification(dtype: type) -> None:
+    x = numpy.resize(
+        numpy.array([0.0, -0.0, 1.0, -1.0, numpy.inf, -numpy.inf, numpy.nan, -numpy.nan], dtype),
+        16,
+    )
+    outs = [numpy.zeros(16, bool) for _ in range(3)] + [numpy.zeros(16, numpy.int32)]
+    classify_kernel[(1,)](x, *outs, BLOCK=16)
+    numpy.testing.assert_array_equal(outs[0], numpy.isnan(x))
+    numpy.testing.assert_array_equal(outs[1], numpy.isinf(x))
+    numpy.testing.assert_array_equal(outs[2], numpy.isfinite(x))
+    numpy.testing.assert_array_equal(outs[3], numpy.signbit(x).astype(numpy.int32))
+
+
+@blkc.jit
+def binary_kernel(x_ptr, y_ptr, out_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    y = tl.load(y_ptr + o)
+    if FN == "pow_int":
+        r = libdevice.pow(x, y.to(tl.int32))
+    elif FN == "pow_literal":
+        r = libdevice.pow(x, 3)
+    elif FN == "ldexp":
+        r = libdevice.ldexp(x, y.to(tl.int32))
+    elif FN == "scalbn":
+        r = libdevice.scalbn(x, -3)
+    elif FN == "rhypot":
+        r = libdevice.rhypot(x, y)
+    elif FN == "norm3d":
+        r = libdevice.norm3d(x, y, 2.0)
+    elif FN == "fdim":
+        r = libdevice.fdim(x, y)
+    elif FN == "nextafter":
+        r = libdevice.nextafter(x, y)
+    elif FN == "fast_dividef":
+        r = libdevice.fast_dividef(x, y)
+    else:
+        r = libdevice.atan2(x, 1.0)
+    tl.store(out_ptr + o, r)
+
+
+@pytest.mark.parametrize(
+    ("fn", "expected", "ulps"),
+    [
+        ("pow_int", lambda x, y: x ** numpy.trunc(y), 1),
+        ("pow_literal", lambda x, y: x**3, 1),
+        ("ldexp", lambda x, y: numpy.ldexp(x, numpy.trunc(y).astype(int)), 0),
+        ("scalbn", lambda x, y: numpy.ldexp(x, -3), 0),
+        ("rhypot", lambda x, y: 1 / numpy.hypot(x, y), 2),
+        ("norm3d", lambda x, y: numpy.sqrt(x * x + y * y + 4), 2),
+        ("fdim", lambda x, y: numpy.where(x > y, x - y, 0.0), 0),
+        ("fast_dividef", lambda x, y: x / y, 0),
+        ("atan2", lambda x, y: numpy.arctan2(x, 1.0), 1),
+    ],
+)
+def test_frontend_binary_functions(fn: str, expected, ulps: int) -> None:  # type: ignore[no-untyped-def]
+    rng = numpy.random.default_rng(4)
+    x = rng.uniform(-8, 8, 128).astype(numpy.float32)
+    y = rng.uniform(-12, 12, 128).astype(numpy.float32)
+    out = numpy.empty_like(x)
+    binary_kernel[(1,)](x, y, out, FN=fn, BLOCK=128)
+    want = numpy.asarray(expected(x.astype(numpy.float64), y.astype(numpy.float64)))
+    assert_within(out, want.astype(numpy.float32), ulps, fn)
+
+
+def test_nextafter_steps_once_in_the_dtype() -> None:
+    x = numpy.array([1.0, 1.0, 0.0, -0.0, numpy.inf, 3.0, numpy.nan, 2.0] * 16, numpy.float32)
+    y = numpy.array([2.0, 0.0, 1.0, -1.0, 0.0, 3.0, 1.0, numpy.nan] * 16, numpy.float32)
+    out = numpy.empty_like(x)
+    binary_kernel[(1,)](x, y, out, FN="nextafter", BLOCK=128)
+    numpy.testing.assert_array_equal(out, numpy.nextafter(x, y))
+
+
+@blkc.jit
+def convert_kernel(x_ptr, out_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    if FN == "float2int_rn":
+        r = libdevice.float2int_rn(x)
+    elif FN == "float2int_rz":
+        r = libdevice.float2int_rz(x)
+    elif FN == "float2int_rd":
+        r = libdevice.float2int_rd(x)
+    elif FN == "float2int_ru":
+        r = libdevice.float2int_ru(x)
+    elif FN == "ilogb":
+        r = libdevice.ilogb(x)
+    else:
+        r = libdevice.float_as_int(x)
+    tl.store(out_ptr + o, r)
+
+
+@pytest.mark.parametrize(
+    ("fn", "expected"),
+    [
+        ("float2int_rn", numpy.rint),
+        ("float2int_rz", numpy.trunc),
+        ("float2int_rd", numpy.floor),
+        ("float2int_ru", numpy.ceil),
+    ],
+)
+def test_conversions_round_as_named(fn: str, expected) -> None:  # type: ignore[no-untyped-def]
+    x = numpy.resize(numpy.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, -1.7, 1.7], numpy.float32), 16)
+    out = numpy.zeros(16, numpy.int32)
+    convert_kernel[(1,)](x, out, FN=fn, BLOCK=16)
+    numpy.testing.assert_array_equal(out, expected(x).astype(numpy.int32))
+
+
+def test_ilogb_and_bits() -> None:
+    x = numpy.resize(
+        numpy.array([1.0, 0.75, 1e-45, 3e38, 0.0, numpy.inf, numpy.nan, -8.0], numpy.float32), 16
+    )
+    out = numpy.zeros(16, numpy.int32)
+    convert_kernel[(1,)](x, out, FN="ilogb", BLOCK=16)
+    expected = [0, -1, -149, 127, -(2**31), 2**31 - 1, -(2**31), 3]
+    assert out[:8].tolist() == expected
+    convert_kernel[(1,)](x, out, FN="float_as_int", BLOCK=16)
+    numpy.testing.assert_array_equal(out, x.view(numpy.int32))
+
+
+@blkc.jit
+def double_bits_kernel(x_ptr, hi_ptr, lo_ptr, back_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    hi = libdevice.double2hiint(x)
+    lo = libdevice.double2loint(x)
+    tl.store(hi_ptr + o, hi)
+    tl.store(lo_ptr + o, lo)
+    tl.store(back_ptr + o, libdevice.hiloint2double(hi, lo))
+
+
+def test_double_halves_round_trip() -> None:
+    x = numpy.array([1.0, -2.5, numpy.pi, 1e-310, -0.0, numpy.inf, 7e300, -1e-5], numpy.float64)
+    hi, lo, back = numpy.zeros(8, numpy.int32), numpy.zeros(8, numpy.int32), numpy.zeros(8)
+    double_bits_kernel[(1,)](x, hi, lo, back, BLOCK=8)
+    bits = x.view(numpy.uint64)
+    numpy.testing.assert_array_equal(hi, (bits >> 32).astype(numpy.uint32).view(numpy.int32))
+    numpy.testing.assert_array_equal(lo, bits.astype(numpy.uint32).view(numpy.int32))
+    numpy.testing.assert_array_equal(back.view(numpy.uint64), bits)
+
+
+# -- refusals ----------------------------------------------------------------------------
+
+
+def _line_of(marker: str) -> int:
+    lines = open(__file__).read().splitlines()
+    return next(i for i, text in enumerate(lines, 1) if marker in text and "_line_of" not in text)
+
+
+@blkc.jit
+def int_operand_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr)
+    tl.store(out_ptr, libdevice.tan(x))  # tan-of-int
+
+
+@blkc.jit
+def left_out_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr)
+    tl.store(out_ptr, libdevice.add_rz(x, x))  # add-rz
+
+
+@blkc.jit
+def float_exponent_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr)
+    tl.store(out_ptr, libdevice.ldexp(x, x))  # ldexp-float
+
+
+@pytest.mark.parametrize(
+    ("kernel_fn", "dtype", "marker", "words"),
+    [
+        (int_operand_kernel, numpy.int32, "tan-of-int", "libdevice.tan takes float32 or float64"),
+        (left_out_kernel, numpy.float32, "add-rz", "libdevice.add_rz is not supported"),
+        (float_exponent_kernel, numpy.float32, "ldexp-float", "exponent must be an integer"),
+    ],
+)
+def test_refusals_are_located(kernel_fn, dtype: type, marker: str, words: str) -> None:  # type: ignore[no-untyped-def]
+    x = numpy.ones(1, dtype)
+    with pytest.raises(blkc.BlkcError) as caught:
+        kernel_fn[(1,)](x, numpy.ones(1, numpy.float32))
+    message = str(caught.value)
+    assert f"{__file__}:{_line_of(marker)}:" in message
+    assert words in message
+
+
+def test_vectorizable_functions_leave_no_scalar_call() -> None:
+    """rint, round, trunc, copysign and ldexp are LLVM intrinsics it vectorizes."""
+    for fn, arity in (("rint", 1), ("round", 1), ("trunc", 1), ("copysign", 2)):
+        llvm = blkc.compile(kernel(fn, arity, "f32"), check_bounds=False).asm["llvm"]
+        assert not re.search(rf"call float @{fn}f\b", llvm), fn
+        assert "x float>" in llvm, fn
