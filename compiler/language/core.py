@@ -43,11 +43,17 @@ def _is_named(name: str) -> Callable[[dtype], bool]:
 class dtype:  # noqa: N801 - Triton's name
     """An element type, as `tl.float32` or `x.dtype`; `str()` gives Triton's short name and
     ``tl.dtype("fp32")`` looks a dtype up by it. The name groups, predicates and
-    attributes mean what Triton's do (its fp8 variants blkc lacks, and `void`, left out)."""
+    attributes mean what Triton's do (`void` left out). Triton's fp8 variants fp8e4b15,
+    fp8e4b8 and fp8e5b16 exist by name, without a blkc dtype: a kernel using one gets a
+    located error."""
 
     SINT_TYPES = ["int8", "int16", "int32", "int64"]
     UINT_TYPES = ["int1", "uint8", "uint16", "uint32", "uint64"]
-    FP_TYPES = ["fp8e4nv", "fp8e5", "fp16", "bf16", "fp32", "fp64"]
+    FP_TYPES = [
+        "fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32", "fp64"
+    ]  # fmt: skip
+    LACKING_FP8 = {"fp8e4b15": (3, 15), "fp8e4b8": (3, 8), "fp8e5b16": (2, 16)}
+    """The fp8 variants blkc has no arithmetic for: their fraction bits and exponent bias."""
     STANDARD_FP_TYPES = ["fp16", "bf16", "fp32", "fp64"]
     OTHER_TYPES: list[str] = []
 
@@ -61,7 +67,8 @@ class dtype:  # noqa: N801 - Triton's name
         FLOATING = 2
 
     def __init__(self, name: Any, blkc_dtype: _dtypes.DType | None = None):
-        if blkc_dtype is None and not isinstance(self, pointer_type):  # a lookup by name
+        lacking = isinstance(name, str) and name in dtype.LACKING_FP8  # no blkc dtype to look up
+        if blkc_dtype is None and not isinstance(self, pointer_type) and not lacking:
             name = name.value if isinstance(name, constexpr) else name
             if not dtype.is_dtype(name):
                 known = dtype.SINT_TYPES + dtype.UINT_TYPES + dtype.FP_TYPES
@@ -149,6 +156,8 @@ class dtype:  # noqa: N801 - Triton's name
 
     @property
     def primitive_bitwidth(self) -> int:
+        if self.name in dtype.LACKING_FP8:
+            return 8
         return 64 if self.blkc_dtype is None else self.blkc_dtype.width
 
     @property
@@ -169,11 +178,15 @@ class dtype:  # noqa: N801 - Triton's name
     @property
     def fp_mantissa_width(self) -> int:
         """Floats only: the stored fraction bits (fp32: 23)."""
+        if self.name in dtype.LACKING_FP8:
+            return dtype.LACKING_FP8[self.name][0]
         return self._float().significand_bits - 1
 
     @property
     def exponent_bias(self) -> int:
         """Floats only (fp32: 127)."""
+        if self.name in dtype.LACKING_FP8:
+            return dtype.LACKING_FP8[self.name][1]
         exponent_bits = self.primitive_bitwidth - 1 - self.fp_mantissa_width
         return (1 << (exponent_bits - 1)) - 1
 
@@ -223,6 +236,9 @@ float32 = dtype("fp32", _dtypes.float32)
 float64 = dtype("fp64", _dtypes.float64)
 float8e4nv = dtype("fp8e4nv", _dtypes.float8_e4m3fn)
 float8e5 = dtype("fp8e5", _dtypes.float8_e5m2)
+float8e4b15 = dtype("fp8e4b15")
+float8e4b8 = dtype("fp8e4b8")
+float8e5b16 = dtype("fp8e5b16")
 pi32_t = pointer_type(int32)
 
 _ALL_DTYPES = {
@@ -230,10 +246,11 @@ _ALL_DTYPES = {
     "uint8": uint8, "uint16": uint16, "uint32": uint32, "uint64": uint64,
     "float16": float16, "bfloat16": bfloat16, "float32": float32, "float64": float64,
     "float8e4nv": float8e4nv, "float8e5": float8e5,
+    "float8e4b15": float8e4b15, "float8e4b8": float8e4b8, "float8e5b16": float8e5b16,
 }  # fmt: skip
 _REPR = {d.name: attr for attr, d in _ALL_DTYPES.items()}
 _BY_NAME = {d.name: d for d in _ALL_DTYPES.values()}
-_BY_BLKC = {d.blkc_dtype: d for d in _ALL_DTYPES.values()}
+_BY_BLKC = {d.blkc_dtype: d for d in _ALL_DTYPES.values() if d.blkc_dtype is not None}
 
 
 def from_blkc(d: _dtypes.DType) -> dtype:
@@ -318,14 +335,20 @@ def _propagate_nan(sem: CodeGenerator, value: Any) -> str | None:
     )
 
 
-def _dtype_of(value: Any, what: str) -> dtype:
-    if isinstance(value, constexpr):
-        value = value.value
-    if isinstance(value, dtype) and not isinstance(value, pointer_type):
-        return value
+def _dtype_of(sem: CodeGenerator, value: Any, what: str) -> dtype:
+    """`value` (a compile-time dtype or its name) as a dtype blkc computes with; else a
+    located error saying why."""
+    value = sem.constant(value, what)
     if isinstance(value, str) and value in _ALL_DTYPES:
-        return _ALL_DTYPES[value]
-    raise TypeError(f"{what} must be a dtype such as tl.float32, got {value!r}")
+        value = _ALL_DTYPES[value]
+    if not isinstance(value, dtype) or isinstance(value, pointer_type):
+        raise sem.error(f"{what} must be a dtype such as tl.float32, got {value!r}")
+    if value.blkc_dtype is None:
+        raise sem.error(
+            f"{what}: blkc has no {value!r} ({value.name}); its fp8 dtypes are "
+            "tl.float8e4nv and tl.float8e5"
+        )
+    return value
 
 
 # ---------------------------------------------------------------------------------------
@@ -397,7 +420,7 @@ def arange(start: Any, end: Any, *, _semantic: CodeGenerator) -> tensor:
 @builtin
 def full(shape: Any, value: Any, dtype: Any, *, _semantic: CodeGenerator) -> tensor:
     """A block of `shape` filled with `value` (a constant or a scalar) of `dtype`."""
-    d = _dtype_of(_semantic.constant(dtype, "full's dtype"), "full's dtype")
+    d = _dtype_of(_semantic, dtype, "full's dtype")
     dims = _shape(_semantic, shape)
     ir = _semantic.ir
     if isinstance(value, tensor):
@@ -552,7 +575,7 @@ def dot(
     s = _semantic
     a, b = s.value(input, "dot's input"), s.value(other, "dot's other")
     acc_value = None if s.is_none(acc) else s.value(acc, "dot's acc")
-    out = _dtype_of(s.constant(out_dtype, "dot's out_dtype"), "dot's out_dtype")
+    out = _dtype_of(s, out_dtype, "dot's out_dtype")
     if acc_value is None:
         kinds = {s.dtype_of(a).kind, s.dtype_of(b).kind}
         if kinds <= {_dtypes.Kind.INT, _dtypes.Kind.BOOL}:
@@ -583,7 +606,7 @@ def sum(  # noqa: A001 - Triton's name
 ) -> tensor:
     """The sum along `axis` (all axes when None); `dtype` converts the input first."""
     if not _semantic.is_none(dtype):
-        d = _dtype_of(_semantic.constant(dtype, "sum's dtype"), "sum's dtype")
+        d = _dtype_of(_semantic, dtype, "sum's dtype")
         input = _semantic.wrap(_semantic.ir.cast(_semantic.value(input, "x"), d.blkc_dtype))  # noqa: A001
     return _reduction("sum", input, axis, keep_dims, _semantic)
 
@@ -1095,7 +1118,7 @@ def cast(
 ) -> tensor:
     """`input` converted to `dtype` (reinterpreting the bits when `bitcast`)."""
     s = _semantic
-    d = _dtype_of(s.constant(dtype, "the dtype"), "cast's dtype")
+    d = _dtype_of(s, dtype, "cast's dtype")
     v = s.value(input, "input")
     if s.constant(bitcast, "bitcast"):
         return s.wrap(s.ir.bitcast(v, d.blkc_dtype))
