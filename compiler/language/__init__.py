@@ -110,6 +110,7 @@ from blkc.language.core import (
     zeros_like,
 )
 from blkc.language.math import div_rn, umulhi
+from blkc.language.microscaling import dot_scaled
 
 __all__ = [
     "PropagateNan", "abs", "arange", "argmax", "argmin", "assume", "atomic_add",
@@ -126,5 +127,5 @@ __all__ = [
     "tensor", "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum",
     "zeros", "zeros_like",
     "associative_scan", "reduce", "extra",
-    "advance", "make_block_ptr", "div_rn", "umulhi",
+    "advance", "make_block_ptr", "div_rn", "umulhi", "dot_scaled",
 ]  # fmt: skip
