@@ -296,6 +296,8 @@ class BlockLowering(ABC):
             return self.element(op.src, src_idx, body)
         if isinstance(op, blk.ReshapeOp):
             return self.element(op.src, self._reshape_index(op, idx, b), body)
+        if isinstance(op, blk.GatherOp):
+            return self.element(op.src, self._gathered_index(op, idx, body), body)
         if isinstance(op, blk.ArangeOp):
             position = b.value(arith.IndexCastOp(idx[0], i32))
             start = op.start.value.data
@@ -361,6 +363,24 @@ class BlockLowering(ABC):
             q = self._index_op(arith.DivUIOp, linear, self.const(s), b)
             out.append(self._index_op(arith.RemUIOp, q, self.const(size), b))
         return out
+
+    def _gathered_index(self, op: blk.GatherOp, idx: Index, body: LoopBody) -> Index:
+        """`idx` with its gathered coordinate replaced by the index block's element there.
+        An index outside the axis fails the launch (unless the frontend built it inside:
+        `in_range`) and reads the axis's first element, so no access leaves the block."""
+        b = body.builder
+        axis = op.axis.value.data
+        wide = self.cast(self.element(op.index, idx, body), i64, b)
+        zero = self.scalar_constant(0, i64)
+        size = self.scalar_constant(shape_of(op.src.type)[axis], i64)
+        above = b.value(blk.CmpOp("ge", wide, zero, i1))
+        inside = b.value(blk.AndOp(above, b.value(blk.CmpOp("lt", wide, size, i1)), i1))
+        if op.in_range is None:
+            check = blk.AssertOp(inside, "gather index out of range")
+            check.location = op.location
+            b.insert(check)
+        kept = b.value(blk.WhereOp(inside, wide, zero, i64))
+        return [*idx[:axis], b.value(arith.IndexCastOp(kept, IndexType())), *idx[axis + 1 :]]
 
     @staticmethod
     def _index_op(cls: type, lhs: SSAValue, rhs: SSAValue, b: Builder) -> SSAValue:

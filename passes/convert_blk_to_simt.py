@@ -78,7 +78,7 @@ VECTOR = 4
 """Contiguous elements per chunk (4 x f32: one 16-byte `ld.global.v4`)."""
 
 _VIEWS = (blk.BroadcastOp, blk.ExpandDimsOp, blk.PermuteOp, blk.ReshapeOp)
-_FUSED = (blk.ElementwiseOp, blk.CastOp, blk.BitcastOp, blk.LoadOp)
+_FUSED = (blk.ElementwiseOp, blk.CastOp, blk.BitcastOp, blk.LoadOp, blk.GatherOp)
 _ARG_KINDS = (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN)
 
 
@@ -197,11 +197,12 @@ class SimtLowering(BlockLowering):
         return Layout(tuple(shape), self.threads)
 
     def _read_indirectly(self, value: SSAValue) -> bool:
-        """Whether some reader of `value` goes through a view, which may map an element
-        this thread visits onto another thread's element."""
+        """Whether some reader of `value` goes through a view or gathers from it, which
+        may map an element this thread visits onto another thread's element."""
         if value not in self._indirect:
             self._indirect[value] = any(
                 isinstance(use.operation, _VIEWS)
+                or (isinstance(use.operation, blk.GatherOp) and use.index == 0)
                 or (
                     isinstance(use.operation, _FUSED)
                     and is_block(use.operation.results[0])

@@ -176,6 +176,8 @@ class FusionPlan:
             return len(users) > 1 or other_region or self._write_before_last_use(op, value)
         if not self.expensive(value):
             return False
+        if any(isinstance(u, blk.GatherOp) and u.src == value for u in users):
+            return True  # a gather reads it at other positions, maybe several times
         if is_int_mod(op) and self._flows_into_other_region(value):
             # Triton's `offs % M` inside a pointer block used in a K loop: a buffer of the
             # (small) remainders, read as `x` where 0 <= x < m (see `block_lowering`), keeps

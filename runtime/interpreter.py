@@ -341,6 +341,25 @@ def _permute(frame: _Frame, op: blk.PermuteOp) -> Sequence[Value]:
     return (_map_value(frame.get(op.src), lambda a: np.transpose(a, order)),)
 
 
+@_implements(blk.GatherOp)
+def _gather(frame: _Frame, op: blk.GatherOp) -> Sequence[Value]:
+    axis = op.axis.value.data
+    index = frame.array(op.index).astype(np.int64)
+    size = shape_of(op.src.type)[axis]
+    outside = (index < 0) | (index >= size)
+    if outside.any():
+        lane = int(np.argmax(outside.reshape(-1)))
+        found = index.reshape(-1)[lane]
+        raise IndexError(
+            frame.located(
+                op,
+                f"gather index {found} is out of range for axis {axis} of size {size}",
+                _lane_index(lane, index.shape),
+            )
+        )
+    return (_map_value(frame.get(op.src), lambda a: np.take_along_axis(a, index, axis)),)
+
+
 @_implements(blk.CastOp)
 def _cast(frame: _Frame, op: blk.CastOp) -> Sequence[Value]:
     source = frame.get(op.src)

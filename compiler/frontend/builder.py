@@ -497,6 +497,55 @@ class IRBuilder:
             return value
         return self._value(blk.PermuteOp(value, order))
 
+    def gather(
+        self, src: SSAValue, index: SSAValue, axis: int, in_range: bool = False
+    ) -> SSAValue:
+        """`src` read along `axis` at the positions the integer block `index` gives
+        (`blk.gather`): a block of `index`'s shape, which agrees with `src`'s on every
+        other axis. `in_range`: the caller built `index` inside the axis."""
+        src, index = self.typed(src), self.typed(index)
+        index_dtype = dtype_of(index.type)
+        if index_dtype is None or not index_dtype.is_int or index_dtype.is_bool:
+            raise self.error(f"gather's index must be a block of integers, got {index.type}")
+        src_shape, index_shape = shape_of(src.type), shape_of(index.type)
+        if not src_shape or len(src_shape) != len(index_shape):
+            raise self.error(
+                f"gather's source ({src.type}) and index ({index.type}) must be blocks of "
+                "one rank"
+            )
+        axis = self.normalize_axis(axis, len(src_shape), "gather's source")
+        for dim, (a, b) in enumerate(zip(src_shape, index_shape, strict=True)):
+            if dim != axis and a != b:
+                raise self.error(
+                    f"gather's index ({index.type}) differs from its source ({src.type}) in "
+                    f"dimension {dim}; only the gathered axis {axis} may differ"
+                )
+        return self._value(blk.GatherOp(src, index, axis, in_range))
+
+    def join(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        """`a` and `b`, broadcast to one shape, side by side along a new last axis of
+        size 2 (two scalars give a block of 2): a `where` over that axis's positions."""
+        a, b = self.typed(a), self.typed(b)
+        shape = self._shape(["a", "b"], [a, b]) or (1,)
+        if element_type(a.type) != element_type(b.type):
+            raise self.error(
+                f"join needs operands of one dtype, got {element_type(a.type)} and "
+                f"{element_type(b.type)}; convert one with .to()"
+            )
+        halves = [self.expand_dims(self.broadcast_to(v, shape), len(shape)) for v in (a, b)]
+        joined = (*shape, 2)
+        position = self.reshape(self.arange(0, 2), [1] * len(shape) + [2])
+        first = self.broadcast_to(self.compare("eq", position, self.literal(0)), joined)
+        pair = [self.broadcast_to(h, joined) for h in halves]
+        result = self.where(first, pair[0], pair[1])
+        return result if shape_of(a.type) or shape_of(b.type) else self.reshape(result, [2])
+
+    def only_element(self, value: SSAValue) -> SSAValue:
+        """The scalar in a block of one element."""
+        flat = self.reshape(value, [1])
+        (scalar,) = self.reduce_with([flat], 0, lambda first, _: first)
+        return scalar
+
     def hint(self, value: SSAValue, name: str, amount: int) -> None:
         """Record on the op defining `value` that along its last dimension it comes in runs
         of `amount` (`name`: contiguity, constancy) or that its first elements are

@@ -708,6 +708,11 @@ class CodeGenerator:
             return value
         raise AssertionError(attr)
 
+    def operator(self, op: ast.operator, left: Any, right: Any) -> Any:
+        """`left op right` as the kernel's binary operator computes it (for built-ins
+        written in its terms: `tl.add`, `tl.swizzle2d`)."""
+        return self._binary(op, left, right)
+
     def _binary(self, op: ast.operator, left: Any, right: Any) -> Any:
         a, b = self.unwrap_constexpr(left), self.unwrap_constexpr(right)
         if isinstance(a, BlockPointer) or isinstance(b, BlockPointer):
@@ -940,6 +945,13 @@ class CodeGenerator:
             return result
         if function is builtins.abs and not self.is_constant(args[0]):
             return self.call(tl.abs, args, {})
+        if function is builtins.isinstance and len(args) == 2 and not kwargs:
+            # A kernel value's class is known when it compiles: isinstance(x, tl.tensor).
+            kind = self.constant(args[1], "isinstance's class")
+            try:
+                return isinstance(self.unwrap_constexpr(args[0]), kind)
+            except TypeError as err:
+                raise self.error(f"isinstance(): {err}") from None
         if function is builtins.print:
             prefix = " ".join(str(a) for a in args if isinstance(a, str))
             values = [a for a in args if not isinstance(a, str)]

@@ -85,6 +85,7 @@ from blkc.language.core import (
     program_id,
     range,
     reduce,
+    reduce_or,
     reshape,
     rsqrt,
     sigmoid,
@@ -110,6 +111,22 @@ from blkc.language.core import (
     zeros_like,
 )
 from blkc.language.math import div_rn, umulhi
+from blkc.language.shapes import (
+    add,
+    cat,
+    flip,
+    gather,
+    histogram,
+    interleave,
+    join,
+    mul,
+    ravel,
+    split,
+    squeeze,
+    sub,
+    swizzle2d,
+    unsqueeze,
+)
 from blkc.language.microscaling import dot_scaled
 
 __all__ = [
@@ -126,6 +143,8 @@ __all__ = [
     "sqrt", "sqrt_rn", "static_assert", "static_print", "static_range", "store", "sum",
     "tensor", "trans", "uint8", "uint16", "uint32", "uint64", "view", "where", "xor_sum",
     "zeros", "zeros_like",
+    "add", "cat", "flip", "gather", "histogram", "interleave", "join", "mul", "ravel",
+    "reduce_or", "split", "squeeze", "sub", "swizzle2d", "unsqueeze",
     "associative_scan", "reduce", "extra",
     "advance", "make_block_ptr", "div_rn", "umulhi", "dot_scaled",
 ]  # fmt: skip

@@ -667,6 +667,21 @@ def xor_sum(
     return _reduction("xor", input, axis, keep_dims, _semantic)
 
 
+@builtin
+def reduce_or(
+    input: Any,  # noqa: A002
+    axis: Any,
+    keep_dims: Any = False,
+    *,
+    _semantic: CodeGenerator,
+) -> tensor:
+    """The bitwise or of the integer elements along `axis` (all axes when None)."""
+    x = _semantic.value(input, "reduce_or's input")
+    if not _semantic.dtype_of(x).is_int:
+        raise _semantic.error(f"reduce_or only supported for integers, got {x.type}")
+    return _reduction("or", input, axis, keep_dims, _semantic)
+
+
 def _scan(kind: str) -> Callable[..., tensor]:
     def scan(
         input: Any,
