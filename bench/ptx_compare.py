@@ -1,7 +1,10 @@
 """blkc's PTX beside Triton's: instruction counts and `ptxas -v` registers, spills and
 shared memory, for vector add, softmax, layer-norm and matmul (`examples/`).
 
-    python bench/ptx_compare.py [--triton-python /tmp/tritonenv/bin/python] [--output FILE]
+    python bench/ptx_compare.py --triton-python PATH [--output FILE]
+
+PATH is a Python interpreter with triton==3.9.0 installed (or set TRITON_PYTHON), e.g. after
+`python3 -m venv /tmp/tritonenv && /tmp/tritonenv/bin/pip install triton==3.9.0`.
 
 Each kernel is compiled twice: as written, and with every i32 argument known to be
 divisible by 16 (Triton: `tt.divisibility`, which its launcher specializes such values
@@ -22,7 +25,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -75,10 +80,18 @@ def describe(text: str, name: str) -> tuple[int, ptx.PtxasReport | None]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--triton-python", default="/tmp/tritonenv/bin/python")
+    parser.add_argument(
+        "--triton-python",
+        default=os.environ.get("TRITON_PYTHON"),
+        help="a Python with triton==3.9.0 installed (default: $TRITON_PYTHON)",
+    )
     parser.add_argument("--output", type=Path, help="also write the table to this file")
     parser.add_argument("--ptx-version", default="9.0", help="PTX ISA given to ptxas for Triton")
     args = parser.parse_args()
+    if args.triton_python is None:
+        parser.error("needs a Python with triton==3.9.0: give --triton-python (or TRITON_PYTHON)")
+    if not shutil.which(args.triton_python):
+        parser.error(f"--triton-python: no Python at {args.triton_python}")
     lines = [
         "| kernel | ints % 16 | arch | blkc instructions | Triton instructions | ratio "
         "| blkc registers | Triton registers | blkc spills (bytes) | Triton spills (bytes) "
