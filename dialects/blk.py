@@ -2028,6 +2028,169 @@ class ScanOp(BlkOp):
             )
 
 
+# --------------------------------------------------------------------------------------
+# Sorting
+# --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CompareSwap:
+    """A step of a bitonic network over lines of `length` elements: the positions
+    `distance` apart are ordered in pairs, ascending where bit `direction` of the lower
+    position is clear and descending where it is set (None: the op's order).
+
+    Each position takes its partner's value where ``(own > partner) != (descending xor
+    own is the upper)``, as Triton's network does: where neither value is greater (NaN,
+    -0.0 against 0.0) both positions of the pair end up with the same value."""
+
+    length: int
+    distance: int
+    direction: int | None
+
+    def pairs(self) -> int:
+        return self.length // 2
+
+
+@dataclass(frozen=True)
+class Halve:
+    """A top-k step over lines of `length` elements: pair `j` (the positions
+    ``p = j % distance + (j // distance) * 2 * distance`` and ``p + distance``) keeps the
+    larger of its values (smaller: ascending) at position `j`, the line halving. NaN loses
+    to a number; on ties the lower position wins."""
+
+    length: int
+    distance: int
+
+    def pairs(self) -> int:
+        return self.length // 2
+
+
+NetworkStep = CompareSwap | Halve
+
+
+def _merge_steps(length: int, stage: int, whole: int) -> list[NetworkStep]:
+    """Stage `stage` of a bitonic sort of lines of `length`, in a network sorting lines of
+    `whole`: its direction alternates with bit `stage` until the last stage."""
+    direction = 1 << stage if 1 << stage < whole else None
+    return [CompareSwap(length, 1 << i, direction) for i in reversed(range(stage))]
+
+
+def bitonic_network(length: int, keep: int) -> list[NetworkStep]:
+    """Triton's network sorting lines of `length` (a power of two) and keeping the first
+    `keep` (a power of two): bitonic stages up to `keep`, then halvings each followed by
+    a merge of `keep`-long runs."""
+    log_keep = keep.bit_length() - 1
+    steps: list[NetworkStep] = []
+    for stage in range(1, log_keep + 1):
+        steps += _merge_steps(length, stage, length)
+    while length > keep:
+        steps.append(Halve(length, keep))
+        length //= 2
+        steps += _merge_steps(length, log_keep, length)
+    return steps
+
+
+def _is_power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+class _BitonicOp(IRDLOperation, ABC):
+    """Base of the ops running a bitonic network along `axis` (see `network`)."""
+
+    axis = prop_def(IntegerAttr[I32])
+    descending = opt_prop_def(UnitAttr)
+    src = operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def length(self) -> int:
+        """The length of the lines sorted (the size of `axis`)."""
+        return shape_of(self.src.type)[self.axis.value.data]
+
+    def kept(self) -> int:
+        """How many elements of each line the result keeps."""
+        return self.length()
+
+    def network(self) -> list[NetworkStep]: ...
+
+    def verify_(self) -> None:
+        check_value("operand 'src'", self.src.type, NUMBER, weak_ok=False)
+        if not isinstance(self.src.type, TensorType):
+            raise VerifyException(f"sorts a block, got the scalar type {self.src.type}")
+        shape = list(shape_of(self.src.type))
+        axis = self.axis.value.data
+        if not 0 <= axis < len(shape):
+            raise VerifyException(f"axis {axis} is out of range for {self.src.type}")
+        if not _is_power_of_two(shape[axis]):
+            raise VerifyException(
+                f"axis {axis} of {self.src.type} has {shape[axis]} elements; a bitonic "
+                "network needs a power of two"
+            )
+        shape[axis] = self.kept()
+        expected = block_of(element_type(self.src.type), shape)
+        if self.result.type != expected:
+            raise VerifyException(f"result has type {self.result.type}; expected {expected}")
+
+
+@irdl_op_definition
+class SortOp(_BitonicOp):
+    """Sorts the lines of a block along `axis`, ascending (or `descending`), by Triton's
+    bitonic network (`bitonic_network`), so that NaN and signed zeros land where they
+    land in Triton; with `k`, keeps the first `k` elements of each sorted line (top-k),
+    `k` a power of two.
+
+    ```mlir
+    %s = blk.sort %x axis = 1 : tensor<4x16xf32> -> tensor<4x16xf32>
+    %t = blk.sort %x axis = 0 descending k = 4 : tensor<16xi32> -> tensor<4xi32>
+    ```
+    """
+
+    name = "blk.sort"
+    k = opt_prop_def(IntegerAttr[I32])
+    assembly_format = (
+        "$src `axis` `=` $axis (`descending` $descending^)? (`k` `=` $k^)? attr-dict `:` "
+        "type($src) `->` type($result)"
+    )
+
+    def kept(self) -> int:
+        return self.length() if self.k is None else self.k.value.data
+
+    def network(self) -> list[NetworkStep]:
+        return bitonic_network(self.length(), self.kept())
+
+    def verify_(self) -> None:
+        if self.k is not None:
+            k = self.k.value.data
+            if not _is_power_of_two(k) or k > self.length():
+                raise VerifyException(
+                    f"k = {k} must be a power of two no larger than the {self.length()} "
+                    "elements along the axis"
+                )
+        super().verify_()
+
+
+@irdl_op_definition
+class BitonicMergeOp(_BitonicOp):
+    """Merges the lines of a block along `axis`, each a bitonic sequence (ascending then
+    descending, or the reverse), into ascending (or `descending`) order: the last stage
+    of `blk.sort`'s network alone.
+
+    ```mlir
+    %m = blk.bitonic_merge %x axis = 0 descending : tensor<16xf32> -> tensor<16xf32>
+    ```
+    """
+
+    name = "blk.bitonic_merge"
+    assembly_format = (
+        "$src `axis` `=` $axis (`descending` $descending^)? attr-dict `:` "
+        "type($src) `->` type($result)"
+    )
+
+    def network(self) -> list[NetworkStep]:
+        length = self.length()
+        return _merge_steps(length, length.bit_length() - 1, length)
+
+
 class CombineRegionOp(IRDLOperation, ABC):
     """Base of the reductions and scans whose combining step is a region: `srcs`, blocks of
     one shape, combined along `axis` element by element; the region's block takes the
@@ -2345,6 +2508,8 @@ Blk = Dialect(
         ScanOp,
         ReduceRegionOp,
         ScanRegionOp,
+        SortOp,
+        BitonicMergeOp,
         YieldOp,
         DotOp,
         PrintOp,

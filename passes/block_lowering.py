@@ -39,6 +39,7 @@ from blkc.dialects import blk
 from blkc.dialects.types import shape_of
 from blkc.passes.fusion_plan import FusionPlan, elem_type, is_block, is_int_mod
 from blkc.passes.sibling_loops import fuse_sibling_loops
+from blkc.passes.sort_lowering import lower_sort
 
 Index = list[SSAValue]
 
@@ -154,6 +155,15 @@ class BlockLowering(ABC):
     @abstractmethod
     def lower_scan_region(self, op: blk.ScanRegionOp, here: Builder) -> None: ...
 
+    @abstractmethod
+    def scratch(self, shape: Sequence[int], elem: Attribute) -> SSAValue:
+        """A buffer for a block that loops read and write at any element (a sort's
+        lines)."""
+
+    @abstractmethod
+    def fence(self, here: Builder) -> None:
+        """Order the writes to scratch buffers before `here` before the reads after it."""
+
     # -- driving -----------------------------------------------------------------------
 
     def run(self) -> None:
@@ -206,6 +216,8 @@ class BlockLowering(ABC):
             self.lower_reduce(op, here)
         elif isinstance(op, blk.ScanOp):
             self.lower_scan(op, here)
+        elif isinstance(op, blk.SortOp | blk.BitonicMergeOp):
+            lower_sort(self, op, here)
         elif isinstance(op, blk.DotOp):
             self.lower_dot(op, here)
         elif isinstance(op, blk.AtomicRMWOp | blk.AtomicCASOp) and is_block(op.ptr):

@@ -105,6 +105,12 @@ class LoopLowering(BlockLowering):
         self.entry.insert_op_before(op, first)
         return op.memref
 
+    def scratch(self, shape: Sequence[int], elem: Attribute) -> SSAValue:
+        return self.alloca(shape, elem)
+
+    def fence(self, here: Builder) -> None:
+        """Nothing to order: one thread runs every loop, in program order."""
+
     def loop_nest(
         self, builder: Builder, shape: Sequence[int], body: NestBody, inits: Sequence[SSAValue] = ()
     ) -> list[SSAValue]:

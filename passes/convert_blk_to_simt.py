@@ -234,6 +234,12 @@ class SimtLowering(BlockLowering):
         # Only the base class still calls this: the buffers of blocks loops carry.
         return self._alloc(shape, elem, self._carried_shared)
 
+    def scratch(self, shape: Sequence[int], elem: Attribute) -> SSAValue:
+        return self._alloc(shape, elem, shared=True)
+
+    def fence(self, here: Builder) -> None:
+        here.insert(BarrierOp())
+
     def _in_loop(self, here: Builder) -> bool:
         if self._loop_depth:
             return True

@@ -723,6 +723,33 @@ def _scan_region(frame: _Frame, op: blk.ScanRegionOp) -> Sequence[Value]:
     return [np.moveaxis(out, -1, axis) for out in outs]
 
 
+@_implements(blk.SortOp, blk.BitonicMergeOp)
+def _bitonic(frame: _Frame, op: blk.SortOp | blk.BitonicMergeOp) -> Sequence[Value]:
+    """The op's network (`blk.bitonic_network`) along its axis, every line at once."""
+    axis = op.axis.value.data
+    lines = np.moveaxis(frame.array(op.src), axis, -1)
+    for step in op.network():
+        lines = _network_step(lines, step, op.descending is not None)
+    return (np.moveaxis(lines, -1, axis),)
+
+
+def _network_step(lines: Array, step: blk.NetworkStep, descending: bool) -> Array:
+    if isinstance(step, blk.Halve):
+        pairs = lines.reshape(*lines.shape[:-1], -1, 2, step.distance)
+        low, high = pairs[..., 0, :], pairs[..., 1, :]
+        better = (high > low) if descending else (high < low)
+        better |= low != low  # a NaN loses to anything
+        return np.where(better, high, low).reshape(*lines.shape[:-1], -1)
+    position = np.arange(step.length)
+    upper = (position & step.distance) != 0
+    if step.direction is None:
+        flip = np.full(step.length, descending)
+    else:
+        flip = (position & step.direction) != 0
+    partner = lines[..., position ^ step.distance]
+    return np.where((lines > partner) != (flip ^ upper), partner, lines)
+
+
 @_implements(blk.DotOp)
 def _dot(frame: _Frame, op: blk.DotOp) -> Sequence[Value]:
     addend = None if op.acc is None else (frame.array(op.acc), _dtype(op.acc.type))

@@ -727,6 +727,44 @@ class IRBuilder:
             blk.ScanOp.build(operands=[value], result_types=[result], properties=properties)
         )
 
+    def sort(
+        self,
+        value: SSAValue,
+        axis: int,
+        descending: bool = False,
+        k: int | None = None,
+        merge: bool = False,
+    ) -> SSAValue:
+        """`value` sorted along `axis` by Triton's bitonic network (`blk.sort`); with `k`,
+        the first `k` elements of each sorted line (top-k); `merge`: the network's last
+        stage only, which sorts lines that are bitonic (`blk.bitonic_merge`)."""
+        what = "bitonic_merge" if merge else "sort" if k is None else "topk"
+        value, _ = self._block_operand(value, what)
+        shape = list(shape_of(value.type))
+        axis = self.normalize_axis(axis, len(shape), str(value.type))
+        length = shape[axis]
+        if length & (length - 1):
+            raise self.error(
+                f"{what} needs a power-of-two length along its axis, got {length} "
+                f"elements along axis {axis} of {value.type}"
+            )
+        properties: dict[str, Attribute] = {"axis": IntegerAttr(axis, i32)}
+        if descending:
+            properties["descending"] = UnitAttr()
+        if k is not None:
+            if k <= 0 or k & (k - 1) or k > length:
+                raise self.error(
+                    f"topk's k must be a power of two from 1 to the {length} elements along "
+                    f"the axis, got {k}"
+                )
+            properties["k"] = IntegerAttr(k, i32)
+            shape[axis] = k
+        op_type = blk.BitonicMergeOp if merge else blk.SortOp
+        result = block_of(element_type(value.type), shape)
+        return self._value(
+            op_type.build(operands=[value], result_types=[result], properties=properties)
+        )
+
     def reduce_with(
         self, values: Sequence[SSAValue], axis: int, combine: Combiner
     ) -> list[SSAValue]:

@@ -703,6 +703,71 @@ cumsum = _scan("sum")
 cumprod = _scan("prod")
 
 
+def _sorted_axis(sem: CodeGenerator, value: SSAValue, dim: Any, what: str) -> int:
+    """The axis `what` runs along: `dim`, which must name the last (as in Triton)."""
+    rank = len(sem.shape_of(value))
+    axis = _axis(sem, dim)
+    if axis is not None and rank and axis not in (rank - 1, -1):
+        raise sem.error(
+            f"{what} runs along the last dimension only (dim={rank - 1} or None), "
+            f"got dim={axis} for a block of rank {rank}"
+        )
+    return rank - 1 if rank else 0
+
+
+@builtin
+def sort(
+    x: Any,
+    dim: Any = None,
+    descending: Any = False,
+    *,
+    _semantic: CodeGenerator,
+) -> tensor:
+    """`x` sorted along its last dimension, ascending or `descending`, by Triton's bitonic
+    network (NaN and signed zeros land where they land in Triton: docs/semantics.md)."""
+    s = _semantic
+    value = s.value(x, "sort's input")
+    axis = _sorted_axis(s, value, dim, "sort")
+    return s.wrap(s.ir.sort(value, axis, bool(s.constant(descending, "descending"))))
+
+
+@builtin
+def topk(
+    x: Any,
+    k: Any,
+    dim: Any = None,
+    descending: Any = True,
+    *,
+    _semantic: CodeGenerator,
+) -> tensor:
+    """The `k` largest elements along the last dimension of `x` (smallest: not
+    `descending`), in order; `k` a power of two."""
+    s = _semantic
+    value = s.value(x, "topk's input")
+    axis = _sorted_axis(s, value, dim, "topk")
+    count = s.constant(k, "topk's k")
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise s.error(f"topk's k must be an integer, got {count!r}")
+    return s.wrap(s.ir.sort(value, axis, bool(s.constant(descending, "descending")), k=count))
+
+
+@builtin
+def bitonic_merge(
+    x: Any,
+    dim: Any = None,
+    descending: Any = False,
+    *,
+    _semantic: CodeGenerator,
+) -> tensor:
+    """`x`, whose lines along the last dimension are bitonic (ascending then descending,
+    or the reverse), merged into ascending (or `descending`) order."""
+    s = _semantic
+    value = s.value(x, "bitonic_merge's input")
+    axis = _sorted_axis(s, value, dim, "bitonic_merge")
+    descending = bool(s.constant(descending, "descending"))
+    return s.wrap(s.ir.sort(value, axis, descending, merge=True))
+
+
 def _combiner(
     sem: CodeGenerator, combine_fn: Any
 ) -> Callable[[list[SSAValue], list[SSAValue]], list[SSAValue]]:

@@ -323,3 +323,56 @@ func.func @reverse_product(%x_ptr: !blk.ptr<i32>) attributes {blk.kernel} {
   blk.store %p, %t : tensor<16x!blk.ptr<i32>>
   func.return
 }
+
+// -----
+
+// Top-2 of 4 by Triton's network: the block copied to a buffer, then one loop per step
+// over the pairs of positions. A compare-and-swap stores both positions in place (pair t
+// is t + (t & -distance) and the position `distance` above; the direction alternates
+// with bit 2 of the position until the last stage); the halving keeps the larger of each
+// pair (NaN loses) in the second buffer, which the store reads.
+// CHECK-LABEL: func.func @topk
+// CHECK-DAG:     %[[SPARE:.*]] = memref.alloca() {{.*}} : memref<4xf32>
+// CHECK-DAG:     %[[LINES:.*]] = memref.alloca() {{.*}} : memref<4xf32>
+// CHECK:         scf.for
+// CHECK:           memref.store %{{.*}}, %[[LINES]]
+// CHECK:         scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step
+// CHECK-NEXT:      %[[HIGH_BITS:.*]] = arith.andi %[[T]], %{{.*}} : index
+// CHECK-NEXT:      %[[LOW:.*]] = arith.addi %[[T]], %[[HIGH_BITS]] : index
+// CHECK-NEXT:      %[[HIGH:.*]] = arith.addi %[[LOW]], %{{.*}} : index
+// CHECK-NEXT:      %[[A:.*]] = memref.load %[[LINES]][%[[LOW]]]
+// CHECK-NEXT:      %[[B:.*]] = memref.load %[[LINES]][%[[HIGH]]]
+// CHECK-NEXT:      %[[BIT:.*]] = arith.andi %[[LOW]], %{{.*}} : index
+// CHECK-NEXT:      %[[FLIP:.*]] = arith.cmpi ne, %[[BIT]], %{{.*}} : index
+// CHECK-NEXT:      %[[GT:.*]] = blk.cmp gt, %[[A]], %[[B]] : f32
+// CHECK-NEXT:      %[[MOVES:.*]] = blk.xor %[[GT]], %[[FLIP]] : i1
+// CHECK-NEXT:      %[[LT:.*]] = blk.cmp gt, %[[B]], %[[A]] : f32
+// CHECK-NEXT:      %[[STAYS:.*]] = blk.xor %[[LT]], %[[FLIP]] : i1
+// CHECK-NEXT:      %[[NEW_LOW:.*]] = blk.where %[[MOVES]], %[[B]], %[[A]] : f32
+// CHECK-NEXT:      memref.store %[[NEW_LOW]], %[[LINES]][%[[LOW]]]
+// CHECK-NEXT:      %[[NEW_HIGH:.*]] = blk.where %[[STAYS]], %[[B]], %[[A]] : f32
+// CHECK-NEXT:      memref.store %[[NEW_HIGH]], %[[LINES]][%[[HIGH]]]
+// CHECK:         scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step
+// CHECK:           %[[L:.*]] = memref.load %[[LINES]]
+// CHECK-NEXT:      %[[H:.*]] = memref.load %[[LINES]]
+// CHECK-NEXT:      %[[BETTER:.*]] = blk.cmp gt, %[[H]], %[[L]] : f32
+// CHECK-NEXT:      %[[NAN:.*]] = blk.cmp ne, %[[L]], %[[L]] : f32
+// CHECK-NEXT:      %[[TAKE:.*]] = blk.or %[[BETTER]], %[[NAN]] : i1
+// CHECK-NEXT:      %[[KEPT:.*]] = blk.where %[[TAKE]], %[[H]], %[[L]] : f32
+// CHECK-NEXT:      memref.store %[[KEPT]], %[[SPARE]][%[[J]]]
+// CHECK:         scf.for
+// CHECK:           arith.constant true
+// CHECK:           memref.store %{{.*}}, %[[SPARE]]
+// CHECK:         scf.for
+// CHECK:           %[[OUT:.*]] = memref.load %[[SPARE]]
+// CHECK-NEXT:      blk.store %{{.*}}, %[[OUT]] : !blk.ptr<f32>
+func.func @topk(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %i = blk.arange 0, 4 : tensor<4xi32>
+  %p = blk.addptr %x_ptr, %i : !blk.ptr<f32>, tensor<4xi32> -> tensor<4x!blk.ptr<f32>>
+  %x = blk.load %p : tensor<4x!blk.ptr<f32>>
+  %t = blk.sort %x axis = 0 descending k = 2 : tensor<4xf32> -> tensor<2xf32>
+  %j = blk.arange 0, 2 : tensor<2xi32>
+  %q = blk.addptr %x_ptr, %j : !blk.ptr<f32>, tensor<2xi32> -> tensor<2x!blk.ptr<f32>>
+  blk.store %q, %t : tensor<2x!blk.ptr<f32>>
+  func.return
+}

@@ -309,3 +309,34 @@ func.func @reverse_product(%x_ptr: !blk.ptr<i32>) attributes {blk.kernel} {
   blk.store %p, %t : tensor<16x!blk.ptr<i32>>
   func.return
 }
+
+// -----
+
+// Top-2 of 4: the network's steps run on shared memory, each step's pairs shared out
+// among the threads, with a barrier after each.
+// CHECK-LABEL: func.func @topk
+// CHECK:         simt.alloc_shared : memref<4xf32>
+// CHECK:         simt.alloc_shared : memref<4xf32>
+// CHECK:         simt.threads
+// CHECK:         simt.barrier
+// CHECK-NEXT:    simt.threads
+// CHECK:           blk.xor
+// CHECK:         simt.barrier
+// CHECK-NEXT:    simt.threads
+// CHECK:           blk.or
+// CHECK:         simt.barrier
+// CHECK-NEXT:    simt.threads
+// CHECK:           arith.constant true
+// CHECK:         simt.barrier
+// CHECK-NEXT:    simt.threads
+// CHECK:           simt.vector_store
+func.func @topk(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %i = blk.arange 0, 4 : tensor<4xi32>
+  %p = blk.addptr %x_ptr, %i : !blk.ptr<f32>, tensor<4xi32> -> tensor<4x!blk.ptr<f32>>
+  %x = blk.load %p : tensor<4x!blk.ptr<f32>>
+  %t = blk.sort %x axis = 0 descending k = 2 : tensor<4xf32> -> tensor<2xf32>
+  %j = blk.arange 0, 2 : tensor<2xi32>
+  %q = blk.addptr %x_ptr, %j : !blk.ptr<f32>, tensor<2xi32> -> tensor<2x!blk.ptr<f32>>
+  blk.store %q, %t : tensor<2x!blk.ptr<f32>>
+  func.return
+}
