@@ -97,6 +97,22 @@ def test_gather_index_out_of_range_fails_the_launch(target: str, bad: int) -> No
         launch(gather_1d, target, x, index, out)
 
 
+@blkc.jit
+def gather_of_rows(x_ptr, i_ptr, out_ptr):
+    x = tl.load(x_ptr + grid_offsets(8, 16))
+    i = tl.load(i_ptr + tl.arange(0, 8))
+    tl.store(out_ptr + tl.arange(0, 8), tl.gather(tl.sum(x, 1), i, 0))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_gather_of_a_reduction(target: str) -> None:
+    x = numpy.random.default_rng(3).random((8, 16), numpy.float32)
+    index = numpy.array([7, 0, 3, 3, 1, 2, 6, 5], numpy.int32)
+    out = numpy.zeros(8, numpy.float32)
+    launch(gather_of_rows, target, x, index, out)
+    numpy.testing.assert_allclose(out, x.sum(1)[index], rtol=1e-5)
+
+
 # -- flip ------------------------------------------------------------------------------------
 
 
@@ -116,6 +132,27 @@ def test_flip(target: str, dim: int | None) -> None:
     out = numpy.zeros_like(x)
     launch(flip_3d, target, x, out, DIM=dim)
     numpy.testing.assert_array_equal(out, numpy.flip(x, -1 if dim is None else dim))
+
+
+@blkc.jit
+def flip_in_a_loop(x_ptr, out_ptr):
+    acc = tl.load(x_ptr + tl.arange(0, 64))
+    for k in range(3):
+        acc = tl.flip(acc, 0) + k
+    tl.store(out_ptr + tl.arange(0, 64), acc)
+    tl.store(out_ptr + 64 + tl.arange(0, 16), tl.load(tl.flip(x_ptr + tl.arange(0, 16))))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_flip_of_a_carried_block_and_of_pointers(target: str) -> None:
+    x = numpy.arange(64, dtype=numpy.float32)
+    out = numpy.zeros(80, numpy.float32)
+    launch(flip_in_a_loop, target, x, out)
+    expected = x
+    for k in range(3):
+        expected = expected[::-1] + k
+    numpy.testing.assert_array_equal(out[:64], expected)
+    numpy.testing.assert_array_equal(out[64:], x[:16][::-1])
 
 
 # -- join, split, interleave -------------------------------------------------------------------
