@@ -14,7 +14,7 @@ A kernel written for Triton runs after ``import triton`` becomes ``import blkc a
 and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
 """
 
-from blkc.language import extra, math
+from blkc.language import extra, math, random
 from blkc.language.block_pointers import advance, make_block_ptr
 from blkc.language.core import (
     PropagateNan,
@@ -82,6 +82,7 @@ from blkc.language.core import (
     multiple_of,
     num_programs,
     permute,
+    pi32_t,
     pointer_type,
     program_id,
     range,
@@ -101,6 +102,7 @@ from blkc.language.core import (
     store,
     sum,
     tensor,
+    to_tensor,
     topk,
     trans,
     uint8,
@@ -114,6 +116,18 @@ from blkc.language.core import (
     zeros_like,
 )
 from blkc.language.math import div_rn, umulhi
+from blkc.language.random import (
+    pair_uniform_to_normal,
+    philox,
+    philox_impl,
+    rand,
+    rand4x,
+    randint,
+    randint4x,
+    randn,
+    randn4x,
+    uint_to_uniform_float,
+)
 from blkc.language.shapes import (
     add,
     cat,
@@ -151,4 +165,6 @@ __all__ = [
     "sort", "topk", "bitonic_merge",
     "associative_scan", "reduce", "extra",
     "advance", "make_block_ptr", "div_rn", "umulhi", "dot_scaled",
+    "pi32_t", "to_tensor", "random", "pair_uniform_to_normal", "philox", "philox_impl", "rand",
+    "rand4x", "randint", "randint4x", "randn", "randn4x", "uint_to_uniform_float",
 ]  # fmt: skip
