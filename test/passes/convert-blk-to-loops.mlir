@@ -376,3 +376,54 @@ func.func @topk(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
   blk.store %q, %t : tensor<2x!blk.ptr<f32>>
   func.return
 }
+
+// -----
+
+// A gather reads its source at the positions its index holds: the expensive source (an
+// exp) is computed into a buffer first; each index is checked and kept inside the axis.
+// CHECK-LABEL: func.func @gather
+// CHECK-DAG:     %[[SIZE:.*]] = blk.constant 8 : i64
+// CHECK-DAG:     %[[ZERO:.*]] = blk.constant 0 : i64
+// CHECK:         %[[SOURCE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8xf32>
+// CHECK:         scf.for
+// CHECK:           %[[E:.*]] = blk.exp %{{.*}} : f32
+// CHECK-NEXT:      memref.store %[[E]], %[[SOURCE]]
+// CHECK:         scf.for
+// CHECK:           %[[I:.*]] = memref.load
+// CHECK-NEXT:      %[[WIDE:.*]] = blk.cast %[[I]] : i32 -> i64
+// CHECK-NEXT:      %[[ABOVE:.*]] = blk.cmp ge, %[[WIDE]], %[[ZERO]] : i64
+// CHECK-NEXT:      %[[BELOW:.*]] = blk.cmp lt, %[[WIDE]], %[[SIZE]] : i64
+// CHECK-NEXT:      %[[INSIDE:.*]] = blk.and %[[ABOVE]], %[[BELOW]] : i1
+// CHECK-NEXT:      blk.assert %[[INSIDE]], "gather index out of range" : i1
+// CHECK-NEXT:      %[[KEPT:.*]] = blk.where %[[INSIDE]], %[[WIDE]], %[[ZERO]] : i64
+// CHECK-NEXT:      %[[AT:.*]] = arith.index_cast %[[KEPT]] : i64 to index
+// CHECK-NEXT:      %[[G:.*]] = memref.load %[[SOURCE]][%[[AT]]] : memref<8xf32>
+// CHECK-NEXT:      blk.store %{{.*}}, %[[G]] : !blk.ptr<f32>
+func.func @gather(%x_ptr: !blk.ptr<f32>, %i_ptr: !blk.ptr<i32>) attributes {blk.kernel} {
+  %r = blk.arange 0, 8 : tensor<8xi32>
+  %p = blk.addptr %x_ptr, %r : !blk.ptr<f32>, tensor<8xi32> -> tensor<8x!blk.ptr<f32>>
+  %x = blk.load %p : tensor<8x!blk.ptr<f32>>
+  %e = blk.exp %x : tensor<8xf32>
+  %q = blk.addptr %i_ptr, %r : !blk.ptr<i32>, tensor<8xi32> -> tensor<8x!blk.ptr<i32>>
+  %i = blk.load %q : tensor<8x!blk.ptr<i32>>
+  %g = blk.gather %e[%i] axis = 0 : tensor<8xf32>, tensor<8xi32> -> tensor<8xf32>
+  blk.store %p, %g : tensor<8x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// A gather the frontend built inside its axis (a flip) has no check.
+// CHECK-LABEL: func.func @flip
+// CHECK-NOT:     blk.assert
+// CHECK:         func.return
+func.func @flip(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %r = blk.arange 0, 8 : tensor<8xi32>
+  %n = blk.constant dense<7> : tensor<8xi32>
+  %b = blk.sub %n, %r : tensor<8xi32>
+  %p = blk.addptr %x_ptr, %r : !blk.ptr<f32>, tensor<8xi32> -> tensor<8x!blk.ptr<f32>>
+  %x = blk.load %p : tensor<8x!blk.ptr<f32>>
+  %g = blk.gather %x[%b] axis = 0 in_range : tensor<8xf32>, tensor<8xi32> -> tensor<8xf32>
+  blk.store %p, %g : tensor<8x!blk.ptr<f32>>
+  func.return
+}
