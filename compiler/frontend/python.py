@@ -37,6 +37,7 @@ from blkc.dialects.types import PtrType, dtype_of, element_type, shape_of
 from blkc.frontend.builder import IRBuilder
 from blkc.frontend.captures import closure_cells, readable, refusal
 from blkc.language import core as tl
+from blkc.language import tensor_descriptors
 from blkc.language.block_pointers import BlockPointer, advance
 
 if TYPE_CHECKING:
@@ -666,6 +667,10 @@ class CodeGenerator:
 
     def _attribute(self, base: Any, attr: str) -> Any:
         base = self.unwrap_constexpr(base)
+        if isinstance(base, tensor_descriptors.TensorDescriptor):
+            if attr in tensor_descriptors.METHODS:
+                return _TensorMethod(tensor_descriptors.METHODS[attr], base)
+            return tensor_descriptors.attribute(self, base, attr)
         if isinstance(base, BlockPointer):
             if attr == "advance":
                 return _TensorMethod(advance, base)
