@@ -16,6 +16,11 @@ and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
 
 from blkc.language import extra, math, random
 from blkc.language.block_pointers import advance, make_block_ptr
+from blkc.language.tensor_descriptors import (
+    load_tensor_descriptor,
+    make_tensor_descriptor,
+    store_tensor_descriptor,
+)
 from blkc.language.core import (
     PropagateNan,
     abs,
@@ -164,7 +169,8 @@ __all__ = [
     "reduce_or", "split", "squeeze", "sub", "swizzle2d", "unsqueeze",
     "sort", "topk", "bitonic_merge",
     "associative_scan", "reduce", "extra",
-    "advance", "make_block_ptr", "div_rn", "umulhi", "dot_scaled",
+    "advance", "make_block_ptr",
+    "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor", "div_rn", "umulhi", "dot_scaled",
     "pi32_t", "to_tensor", "random", "pair_uniform_to_normal", "philox", "philox_impl", "rand",
     "rand4x", "randint", "randint4x", "randn", "randn4x", "uint_to_uniform_float",
 ]  # fmt: skip

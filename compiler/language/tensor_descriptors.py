@@ -1,0 +1,202 @@
+"""Tensor descriptors: `tl.make_tensor_descriptor`, `desc.load`, `desc.store` and
+`desc.atomic_add` (with `tl.load_tensor_descriptor` / `tl.store_tensor_descriptor`).
+
+A tensor descriptor describes a tensor (`base`, `shape`, `strides` in elements) and the
+`block_shape` its loads and stores move; ``desc.load([i, j])`` reads the block whose first
+element is at ``[i, j]``, with `padding_option` (zero, or NaN for floats) wherever the block
+leaves the tensor, and ``desc.store([i, j], value)`` writes only the elements inside it. On
+the CPU a descriptor is a block pointer checked in every dimension (`block_pointers`), and
+it lives at compile time as one does. Triton's rules for building one are kept, so that a
+kernel blkc takes is one Triton takes: 1 to 5 dimensions, the last stride 1, at least 16
+bytes in the block's last dimension, leading strides that are multiples of 16 bytes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from blkc import dtypes
+from blkc.dialects.types import PtrType, element_type, shape_of
+from blkc.language import block_pointers
+from blkc.language.core import builtin, from_blkc, tensor
+
+if TYPE_CHECKING:
+    from blkc.frontend.python import CodeGenerator
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorDescriptor:
+    """What `tl.make_tensor_descriptor` returns."""
+
+    pointer: block_pointers.BlockPointer
+    padding: str
+
+    @property
+    def block_shape(self) -> list[int]:
+        return list(self.pointer.block_shape)
+
+    @property
+    def shape(self) -> tuple[tensor, ...]:
+        return self.pointer.shape
+
+    @property
+    def strides(self) -> tuple[tensor, ...]:
+        return self.pointer.strides
+
+    @property
+    def element(self) -> dtypes.DType:
+        return dtypes.from_xdsl(element_type(self.pointer.base.handle.type).pointee)  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"tensor descriptor (block_shape={self.block_shape}, {self.element.name})"
+
+
+ATTRIBUTES = ("load", "store", "atomic_add", "block_shape", "shape", "strides", "dtype")
+"""What kernels read of a descriptor (`x.load`, `x.block_shape`, ...)."""
+
+
+def attribute(sem: CodeGenerator, desc: TensorDescriptor, name: str) -> Any:
+    """`desc.name` in a kernel: a bound method or a property."""
+    if name == "dtype":
+        return from_blkc(desc.element)
+    if name in ("block_shape", "shape", "strides"):
+        return getattr(desc, name)
+    raise sem.error(
+        f"a tensor descriptor has no attribute '{name}'; it has {', '.join(ATTRIBUTES)}"
+    )
+
+
+def _constant_int(sem: CodeGenerator, value: Any) -> int | None:
+    value = sem.unwrap_constexpr(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@builtin
+def make_tensor_descriptor(
+    base: Any,
+    shape: Any,
+    strides: Any,
+    block_shape: Any,
+    padding_option: Any = "zero",
+    *,
+    _semantic: CodeGenerator,
+) -> TensorDescriptor:
+    """A descriptor of the tensor of `shape` and `strides` (elements) at `base`, moving
+    blocks of `block_shape`; loads fill with `padding_option` ("zero" or "nan") outside."""
+    sem = _semantic
+    shape, strides = sem.unwrap_constexpr(shape), sem.unwrap_constexpr(strides)
+    block = block_pointers._ints(sem, block_shape, "make_tensor_descriptor's block_shape")
+    rank = len(block)
+    if not isinstance(shape, tuple | list) or not 1 <= len(shape) <= 5:
+        count = len(shape) if isinstance(shape, tuple | list) else 0
+        raise sem.error(f"Expected 1 <= ndim <= 5 but got {count} dimensions")
+    if not isinstance(strides, tuple | list) or len(strides) != len(shape):
+        count = len(strides) if isinstance(strides, tuple | list) else 0
+        raise sem.error(f"Expected {len(shape)} strides but got {count}")
+    if rank != len(shape):
+        raise sem.error(f"Expected block_shape to have {len(shape)} dimensions but got {rank}")
+    pointer = sem.value(base, "make_tensor_descriptor's base")
+    if shape_of(pointer.type) or not isinstance(element_type(pointer.type), PtrType):
+        raise sem.error(f"base must be a pointer type, got {pointer.type}")
+    element = dtypes.from_xdsl(element_type(pointer.type).pointee)  # type: ignore[attr-defined]
+    size = max(element.width // 8, 1)
+    if block[-1] * size < 16:
+        raise sem.error(
+            "Descriptor block shape must have at least 16 bytes in the last dimension, but "
+            f"got {block[-1]} * {size} = {block[-1] * size} bytes"
+        )
+    last = _constant_int(sem, strides[-1])
+    if last is not None and last != 1:
+        raise sem.error(f"Tensor descriptor last dim must be 1 but got {last}")
+    for stride in strides[:-1]:
+        known = _constant_int(sem, stride)
+        if known is not None and known * size % 16:
+            raise sem.error(
+                "Tensor descriptor strides must be 16-byte aligned, but got a stride of "
+                f"{known} * {size} = {known * size} bytes"
+            )
+    padding = sem.constant(padding_option, "padding_option")
+    if padding not in ("zero", "nan"):
+        raise sem.error(f"padding_option must be 'zero' or 'nan', got {padding!r}")
+    if padding == "nan" and not element.is_float:
+        raise sem.error("Padding option `nan` is not supported for integer blocks")
+    zeros = [0] * rank
+    made = block_pointers.make_block_ptr(
+        sem.wrap(pointer),
+        tuple(shape),
+        tuple(strides),
+        zeros,
+        block,
+        tuple(reversed(range(rank))),
+        _semantic=sem,
+    )
+    return TensorDescriptor(made, padding)
+
+
+def _descriptor(sem: CodeGenerator, value: Any, what: str) -> TensorDescriptor:
+    value = sem.unwrap_constexpr(value)
+    if not isinstance(value, TensorDescriptor):
+        raise sem.error(f"{what} must be a tensor descriptor from tl.make_tensor_descriptor")
+    return value
+
+
+def _at(sem: CodeGenerator, desc: TensorDescriptor, offsets: Any) -> block_pointers.BlockPointer:
+    offsets = sem.unwrap_constexpr(offsets)
+    count = len(offsets) if isinstance(offsets, tuple | list) else 1
+    if count != len(desc.block_shape):
+        raise sem.error(f"expected {len(desc.block_shape)} offsets, but got {count}")
+    return block_pointers.advance(desc.pointer, offsets, _semantic=sem)
+
+
+def _every_dim(desc: TensorDescriptor) -> tuple[int, ...]:
+    return tuple(range(len(desc.block_shape)))
+
+
+@builtin
+def load_tensor_descriptor(desc: Any, offsets: Any, *, _semantic: CodeGenerator) -> tensor:
+    """The block of `desc` at `offsets`, padded outside the tensor (``desc.load``)."""
+    sem = _semantic
+    d = _descriptor(sem, desc, "load_tensor_descriptor's desc")
+    return block_pointers.load(sem, _at(sem, d, offsets), None, None, _every_dim(d), d.padding)
+
+
+def _stored(sem: CodeGenerator, d: TensorDescriptor, value: Any) -> tensor:
+    data = sem.ir.typed(sem.value(value, "the value"))
+    if list(shape_of(data.type)) != d.block_shape:
+        raise sem.error(
+            f"expected value shape {d.block_shape}, got {list(shape_of(data.type))}: a "
+            "descriptor stores whole blocks"
+        )
+    return sem.wrap(sem.ir.cast(data, d.element))
+
+
+@builtin
+def store_tensor_descriptor(
+    desc: Any, offsets: Any, value: Any, *, _semantic: CodeGenerator
+) -> None:
+    """Write `value` (of the block shape) at `offsets`, inside the tensor (``desc.store``)."""
+    sem = _semantic
+    d = _descriptor(sem, desc, "store_tensor_descriptor's desc")
+    data = _stored(sem, d, value)
+    block_pointers.store(sem, _at(sem, d, offsets), data, None, _every_dim(d))
+
+
+@builtin
+def atomic_add_tensor_descriptor(
+    desc: Any, offsets: Any, value: Any, *, _semantic: CodeGenerator
+) -> None:
+    """Atomically add `value` (of the block shape) at `offsets`, inside the tensor
+    (``desc.atomic_add``)."""
+    sem = _semantic
+    d = _descriptor(sem, desc, "desc.atomic_add's desc")
+    data = _stored(sem, d, value)
+    pointers, inside = block_pointers._expand(sem, _at(sem, d, offsets), _every_dim(d))
+    sem.ir.atomic_rmw("add", pointers, data.handle, inside)
+
+
+METHODS = {
+    "load": load_tensor_descriptor,
+    "store": store_tensor_descriptor,
+    "atomic_add": atomic_add_tensor_descriptor,
+}
