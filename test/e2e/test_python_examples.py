@@ -22,6 +22,7 @@ SMALL_SIZES: dict[str, dict[str, Any]] = {
     "layernorm": {"rows": 19, "cols": 700},
     "mixed_dtypes": {"n": 3000},
     "int_division": {"n": 3000},
+    "dropout": {"n": 5000},
 }
 """Sizes that are not multiples of the blocks, so the masked edges run too."""
 
