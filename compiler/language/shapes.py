@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from blkc import dtypes as _dtypes
-from blkc.language.core import builtin, tensor
+from blkc.language.core import builtin, pointer_type, tensor
 
 if TYPE_CHECKING:
     from xdsl.ir import SSAValue
@@ -66,6 +66,11 @@ def _half(sem: CodeGenerator, value: SSAValue, which: int) -> SSAValue:
     index = sem.ir.constant(which, _dtypes.int32, [*shape[:-1], 1])
     half = sem.ir.gather(value, index, rank - 1, in_range=True)
     if rank == 1:
+        if isinstance(sem.wrap(value).dtype, pointer_type):
+            raise sem.error(
+                f"split of {value.type} into two scalar pointers is not supported; split a "
+                "block of offsets and add them to the pointer"
+            )
         return sem.ir.only_element(half)
     return sem.ir.reshape(half, shape[:-1])
 

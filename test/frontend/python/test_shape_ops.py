@@ -391,6 +391,8 @@ def bad_shapes(x_ptr, CASE: tl.constexpr):
         tl.split(x)  # split-last
     if CASE == "split-scalar":
         tl.split(x_ptr)  # split-scalar
+    if CASE == "split-pointers":
+        tl.split(x_ptr + tl.arange(0, 2))  # split-pointers
     if CASE == "gather-float":
         tl.gather(x, x, 0)  # gather-float
     if CASE == "gather-rank":
@@ -422,6 +424,7 @@ def bad_shapes(x_ptr, CASE: tl.constexpr):
         ("join-dtypes", "join needs operands of one dtype, got f32 and i32"),
         ("split-last", "split needs a last dimension of size 2"),
         ("split-scalar", "split's input must be a block"),
+        ("split-pointers", "into two scalar pointers is not supported"),
         ("gather-float", "gather's index must be a block of integers"),
         ("gather-rank", "must be blocks of one rank"),
         ("gather-axis", "axis 1 is out of range for gather's source, of rank 1"),
