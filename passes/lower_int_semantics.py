@@ -636,5 +636,6 @@ def _make_signless(module: ModuleOp) -> None:
         for result in op.results:
             if signless(result.type) != result.type:
                 Rewriter.replace_value_with_new_type(result, signless(result.type))
-        if isinstance(op, blk.ReduceOp | blk.ScanOp | blk.DotOp | blk.CombineRegionOp):
+        combining = blk.ReduceOp | blk.ScanOp | blk.DotOp | blk.CombineRegionOp
+        if isinstance(op, combining | blk.SortOp | blk.BitonicMergeOp):
             raise error_at(op, f"'{op.name}' must be lowered by convert-blk-to-loops first")
