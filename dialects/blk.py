@@ -2126,7 +2126,13 @@ class _BitonicOp(IRDLOperation, ABC):
                 f"axis {axis} of {self.src.type} has {shape[axis]} elements; a bitonic "
                 "network needs a power of two"
             )
-        shape[axis] = self.kept()
+        kept = self.kept()
+        if not _is_power_of_two(kept) or kept > shape[axis]:
+            raise VerifyException(
+                f"k = {kept} must be a power of two no larger than the {shape[axis]} elements "
+                "along the axis"
+            )
+        shape[axis] = kept
         expected = block_of(element_type(self.src.type), shape)
         if self.result.type != expected:
             raise VerifyException(f"result has type {self.result.type}; expected {expected}")
@@ -2157,16 +2163,6 @@ class SortOp(_BitonicOp):
 
     def network(self) -> list[NetworkStep]:
         return bitonic_network(self.length(), self.kept())
-
-    def verify_(self) -> None:
-        if self.k is not None:
-            k = self.k.value.data
-            if not _is_power_of_two(k) or k > self.length():
-                raise VerifyException(
-                    f"k = {k} must be a power of two no larger than the {self.length()} "
-                    "elements along the axis"
-                )
-        super().verify_()
 
 
 @irdl_op_definition

@@ -86,3 +86,19 @@ func.func @merge_result(%x: tensor<8xi32>) {
   %r = blk.bitonic_merge %x axis = 0 descending : tensor<8xi32> -> tensor<4xi32>
   func.return
 }
+
+// -----
+
+func.func @scalar_with_k(%x: f32) {
+  // expected-error @+1 {{sorts a block, got the scalar type f32}}
+  %r = blk.sort %x axis = 0 k = 2 : f32 -> f32
+  func.return
+}
+
+// -----
+
+func.func @axis_with_k(%x: tensor<8xf32>) {
+  // expected-error @+1 {{axis 1 is out of range for tensor<8xf32>}}
+  %r = blk.sort %x axis = 1 k = 2 : tensor<8xf32> -> tensor<2xf32>
+  func.return
+}
