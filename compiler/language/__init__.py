@@ -16,11 +16,6 @@ and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
 
 from blkc.language import extra, math, random
 from blkc.language.block_pointers import advance, make_block_ptr
-from blkc.language.tensor_descriptors import (
-    load_tensor_descriptor,
-    make_tensor_descriptor,
-    store_tensor_descriptor,
-)
 from blkc.language.core import (
     PropagateNan,
     abs,
@@ -121,6 +116,7 @@ from blkc.language.core import (
     zeros_like,
 )
 from blkc.language.math import div_rn, umulhi
+from blkc.language.microscaling import dot_scaled
 from blkc.language.random import (
     pair_uniform_to_normal,
     philox,
@@ -149,7 +145,11 @@ from blkc.language.shapes import (
     swizzle2d,
     unsqueeze,
 )
-from blkc.language.microscaling import dot_scaled
+from blkc.language.tensor_descriptors import (
+    load_tensor_descriptor,
+    make_tensor_descriptor,
+    store_tensor_descriptor,
+)
 
 __all__ = [
     "PropagateNan", "abs", "arange", "argmax", "argmin", "assume", "atomic_add",
@@ -170,7 +170,8 @@ __all__ = [
     "sort", "topk", "bitonic_merge",
     "associative_scan", "reduce", "extra",
     "advance", "make_block_ptr",
-    "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor", "div_rn", "umulhi", "dot_scaled",
+    "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
+    "div_rn", "umulhi", "dot_scaled",
     "pi32_t", "to_tensor", "random", "pair_uniform_to_normal", "philox", "philox_impl", "rand",
     "rand4x", "randint", "randint4x", "randn", "randn4x", "uint_to_uniform_float",
 ]  # fmt: skip
