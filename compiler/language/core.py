@@ -1196,13 +1196,29 @@ def cast(
     *,
     _semantic: CodeGenerator,
 ) -> tensor:
-    """`input` converted to `dtype` (reinterpreting the bits when `bitcast`)."""
+    """`input` converted to `dtype` (reinterpreting the bits when `bitcast`); a pointer
+    to a `pointer_type` (``p.to(tl.pi32_t)``) views its memory as the new element type."""
     s = _semantic
+    target = s.constant(dtype, "cast's dtype")
+    if isinstance(target, pointer_type):
+        return s.wrap(_pointer_cast(s, s.value(input, "input"), target))
     d = _dtype_of(s, dtype, "cast's dtype")
     v = s.value(input, "input")
     if s.constant(bitcast, "bitcast"):
         return s.wrap(s.ir.bitcast(v, d.blkc_dtype))
     return s.wrap(s.ir.cast(v, d.blkc_dtype))
+
+
+def _pointer_cast(s: CodeGenerator, value: SSAValue, target: pointer_type) -> SSAValue:
+    from blkc.dialects.types import PtrType, element_type
+
+    if not isinstance(element_type(value.type), PtrType):
+        raise s.error(
+            f"cannot cast {value.type} to {target.name}: a pointer comes from an array "
+            "argument, never from a number"
+        )
+    pointee = _dtype_of(s, target.element_ty, "the pointer's element type")
+    return s.ir.cast(value, PtrType(pointee.blkc_dtype.xdsl))
 
 
 @builtin

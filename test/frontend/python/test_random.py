@@ -403,3 +403,29 @@ def test_to_tensor_gives_a_number_the_dtype_triton_does() -> None:
     out = numpy.zeros(5, numpy.int64)
     conversions[(1,)](out, 2**40)
     assert out.tolist() == [1, 2**30, 64, 1, 1]
+
+
+@blkc.jit
+def view_as_int32(x_ptr, out_ptr):
+    i = tl.arange(0, 4)
+    tl.store(out_ptr + i, tl.load(x_ptr.to(tl.pi32_t) + i))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_pointer_cast_to_pi32_t_views_the_memory_as_int32(target: str) -> None:
+    x = numpy.array([0.0, 1.0, -2.5, 3.0], numpy.float32)
+    out = numpy.zeros(4, numpy.int32)
+    launch(view_as_int32, target, (1,), x, out)
+    numpy.testing.assert_array_equal(out, x.view(numpy.int32))
+
+
+@blkc.jit
+def number_to_pointer(x_ptr, out_ptr):
+    i = tl.arange(0, 4)
+    tl.store(out_ptr + i, tl.load(tl.load(x_ptr + i).to(tl.pi32_t)))
+
+
+def test_a_number_cast_to_a_pointer_is_a_located_error() -> None:
+    with pytest.raises(blkc.BlkcError, match="cannot cast tensor<4xi64> to pointer<int32>") as e:
+        number_to_pointer[(1,)](numpy.zeros(4, numpy.int64), numpy.zeros(4, numpy.int32))
+    assert "test_random.py:" in str(e.value)
