@@ -1182,6 +1182,26 @@ class NumProgramsOp(_GridOp):
 
 
 @irdl_op_definition
+class GlobalTimerOp(IRDLOperation):
+    """Nanoseconds on a clock that every program of a launch reads alike (monotonic; the
+    GPU's global timer), for timeouts. Each read is a new time: it has a memory effect, so
+    no pass merges two reads or moves one out of a loop.
+
+    ```mlir
+    %t = blk.global_timer : i64
+    ```
+    """
+
+    name = "blk.global_timer"
+    result = result_def(i64)
+    traits = traits_def(MemoryEffect())
+    assembly_format = "attr-dict `:` type($result)"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[i64])
+
+
+@irdl_op_definition
 class ArangeOp(IRDLOperation):
     """The block ``[start, start + 1, ..., end - 1]`` of i32.
 
@@ -2451,6 +2471,7 @@ Blk = Dialect(
     [
         ProgramIdOp,
         NumProgramsOp,
+        GlobalTimerOp,
         ArangeOp,
         ConstantOp,
         LiteralOp,

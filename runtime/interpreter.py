@@ -25,6 +25,7 @@ located diagnostics (``file:line:col: error: ...``, the source line, a caret) in
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
@@ -289,6 +290,11 @@ def _program_id(frame: _Frame, op: blk.ProgramIdOp) -> Sequence[Value]:
 @_implements(blk.NumProgramsOp)
 def _num_programs(frame: _Frame, op: blk.NumProgramsOp) -> Sequence[Value]:
     return (np.asarray(frame.program.grid[op.axis.value.data], np.int32),)
+
+
+@_implements(blk.GlobalTimerOp)
+def _global_timer(frame: _Frame, op: blk.GlobalTimerOp) -> Sequence[Value]:
+    return (np.asarray(time.monotonic_ns(), np.int64),)
 
 
 @_implements(blk.ArangeOp)

@@ -15,6 +15,7 @@ stream, `blk.print` calls `printf` and a failed `blk.assert` calls `blkc_assert_
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -502,6 +503,18 @@ class CpuKernelEmitter(FunctionEmitter):
         printf = self.declare("printf", I32, [PTR], var_arg=True)
         self.builder.call(printf, [text, *values])
 
+    def emit_global_timer(self, op: blk.GlobalTimerOp) -> None:
+        """The monotonic clock, through the C library's `clock_gettime`."""
+        b = self.builder
+        timespec = ir.LiteralStructType([I64, I64])  # seconds, nanoseconds (LP64)
+        spec = self.allocas.alloca(timespec)
+        clock_gettime = self.declare("clock_gettime", I32, [I32, PTR])
+        b.call(clock_gettime, [ir.Constant(I32, time.CLOCK_MONOTONIC), spec])
+        zero = ir.Constant(I32, 0)
+        seconds = b.load(b.gep(spec, [zero, zero]))
+        nanos = b.load(b.gep(spec, [zero, ir.Constant(I32, 1)]))
+        self.set(op, b.add(b.mul(seconds, ir.Constant(I64, 1_000_000_000)), nanos))
+
     def emit_assert(self, op: blk.AssertOp) -> None:
         from blkc.diagnostics import op_location
 
@@ -519,4 +532,5 @@ _HANDLERS: dict[type[Operation], Handler] = {
     blk.StoreOp: CpuKernelEmitter.emit_store,
     blk.PrintOp: CpuKernelEmitter.emit_print,
     blk.AssertOp: CpuKernelEmitter.emit_assert,
+    blk.GlobalTimerOp: CpuKernelEmitter.emit_global_timer,
 }

@@ -646,6 +646,10 @@ class IRBuilder:
         )
         return self._value(op)
 
+    def global_timer(self) -> SSAValue:
+        """Nanoseconds on the launch's monotonic clock, an int64 (`blk.global_timer`)."""
+        return self._value(blk.GlobalTimerOp())
+
     def atomic_cas(self, ptr: SSAValue, cmp: SSAValue, value: SSAValue) -> SSAValue:
         shape = self._shape(["ptr", "cmp", "value"], [ptr, cmp, value])
         ptr = self._pointer_block(ptr, shape, "atomic_cas")

@@ -551,6 +551,74 @@ def atomic_cas(
 
 
 @builtin
+def atomic_poll(
+    pointer: Any,
+    expected_value: Any,
+    sem: Any = None,
+    scope: Any = None,
+    timeout_ns: Any = None,
+    *,
+    _semantic: CodeGenerator,
+) -> tensor:
+    """Wait until memory at `pointer` (16-, 32- or 64-bit integers) holds `expected_value`,
+    or until `timeout_ns` nanoseconds have passed; every element is read at least once.
+    Returns, per element, whether its value was seen. A wait without a timeout ends only
+    when another program (or thread) writes the value; Ctrl-C interrupts it."""
+    s, ir = _semantic, _semantic.ir
+    ptr = s.value(pointer, "the pointer")
+    from blkc.dialects.types import PtrType, element_type
+
+    pointee = element_type(ptr.type)
+    element = _dtypes.from_xdsl(pointee.pointee) if isinstance(pointee, PtrType) else None
+    if element is None:
+        raise s.error(f"Unsupported ptr type {ptr.type} in `tl.atomic_poll`")
+    if not element.is_int or element.width not in (16, 32, 64):
+        raise s.error("atomic_poll only supports integer elements with width {16, 32, 64}")
+    if s.constant(sem, "sem") not in (None, "acquire", "relaxed"):
+        raise s.error("atomic_poll only supports acquire and relaxed semantics")
+    if s.constant(scope, "scope") not in (None, "gpu", "cta", "sys"):
+        raise s.error("atomic_poll's scope must be 'gpu', 'cta' or 'sys'")
+    budget = None
+    if not s.is_none(timeout_ns):
+        known = s.unwrap_constexpr(timeout_ns)
+        if isinstance(known, int) and known < 0:
+            raise s.error("atomic_poll timeout_ns must be non-negative")
+        budget = ir.typed(s.value(timeout_ns, "timeout_ns"))
+        if s.shape_of(budget) or not s.dtype_of(budget).is_int:
+            raise s.error("atomic_poll timeout_ns must be a scalar integer")
+        budget = ir.cast(budget, _dtypes.int64)
+    expected = ir.cast(ir.typed(s.value(expected_value, "expected_value"), element), element)
+    shape = ir._shape(["ptr", "expected_value"], [ptr, expected])
+    if shape and s.shape_of(expected) != shape:
+        expected = ir.broadcast_to(expected, shape)
+    zero = ir.constant(0, element, shape)
+
+    def seen(mask: SSAValue | None) -> SSAValue:
+        # An atomic `or` of 0 reads the value without changing it, ordered as an acquire.
+        return ir.compare("eq", ir.atomic_rmw("or", ptr, zero, mask), expected)
+
+    def pending(matched: SSAValue) -> SSAValue:
+        flat = ir.reduce("and", matched) if shape else matched
+        return ir.unary("not", flat)
+
+    start = None if budget is None else ir.global_timer()
+    first = seen(None)
+
+    def waiting(carried: list[SSAValue]) -> SSAValue:
+        waiting = pending(carried[0])
+        if budget is None:
+            return waiting
+        elapsed = ir.binary("sub", ir.global_timer(), start)
+        return ir.binary("and", waiting, ir.compare("lt", elapsed, budget))
+
+    def again(carried: list[SSAValue]) -> list[SSAValue]:
+        matched = carried[0]
+        return [ir.binary("or", matched, seen(ir.unary("not", matched)))]
+
+    return s.wrap(ir.while_loop([first], waiting, again)[0])
+
+
+@builtin
 def where(condition: Any, x: Any, y: Any, *, _semantic: CodeGenerator) -> tensor:
     """`x` where `condition` holds, else `y` (elementwise, broadcasting)."""
     s = _semantic
