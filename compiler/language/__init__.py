@@ -154,8 +154,9 @@ from blkc.language.tensor_descriptors import (
 
 __all__ = [
     "PropagateNan", "abs", "arange", "argmax", "argmin", "assume", "atomic_add",
-    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_poll", "atomic_xchg",
-    "atomic_xor", "bfloat16", "broadcast", "broadcast_to", "cast", "cdiv", "ceil", "clamp",
+    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_poll",
+    "atomic_xchg", "atomic_xor", "bfloat16", "broadcast", "broadcast_to", "cast", "cdiv",
+    "ceil", "clamp",
     "constexpr", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert",
     "device_print", "dot", "dtype", "erf", "exp", "exp2", "expand_dims", "fdiv", "float16",
     "float32", "float64", "float8e4nv", "float8e5", "float8e4b15",
