@@ -19,7 +19,7 @@ import pytest
 import blkc
 import blkc.language as tl
 from blkc.language.extra import libdevice
-from blkc.runtime import interpreter
+from blkc.runtime import interpreter, vector_math
 
 BLOCK = 1024
 
@@ -188,6 +188,7 @@ F64_RANGES = {
 
 F32_ULP = {
     "lgamma": 4, "tgamma": 4, "sinh": 2, "cosh": 2, "log10": 2, "erfc": 2, "acosh": 2, "atanh": 2,
+    "asin": 2, "atan": 2, "atan2": 2,
 }  # fmt: skip
 """Float32 bounds in ulp from NumPy's float64 result rounded to float32 (default 1; exact
 functions 0)."""
@@ -269,6 +270,16 @@ def assert_within(out: numpy.ndarray, expected: numpy.ndarray, ulps: int, what: 
     assert bad.size == 0, f"{what}: {out[bad[:4]]} where {expected[bad[:4]]} was expected"
 
 
+def within_range(fn: str, xs: list[numpy.ndarray], out: numpy.ndarray) -> list[numpy.ndarray]:
+    """The float32 tan of the CPU reduces |x| exactly enough below 2**30 only (docs/math.md):
+    beyond, its results are finite and left out of the comparison."""
+    if fn != "tan" or xs[0].dtype != numpy.float32:
+        return [*xs, out]
+    beyond = numpy.abs(xs[0]) >= 2.0**30
+    assert numpy.isfinite(out[beyond & numpy.isfinite(xs[0])]).all()
+    return [x[~beyond] for x in (*xs, out)]
+
+
 def bound(fn: str, dtype: type) -> int:
     if fn in EXACT:
         return 0
@@ -282,7 +293,7 @@ def bound(fn: str, dtype: type) -> int:
 def test_function_matches_numpy_on_the_cpu(fn: str, dtype: type) -> None:
     xs = operands(fn, dtype)
     t = "f32" if dtype == numpy.float32 else "f64"
-    out = run(kernel(fn, len(xs), t), "cpu", *xs)
+    *xs, out = within_range(fn, xs, run(kernel(fn, len(xs), t), "cpu", *xs))
     assert_within(out, reference(fn, xs, dtype), bound(fn, dtype), f"{fn} {t}")
 
 
@@ -297,7 +308,7 @@ def test_interpreter_matches_numpy(fn: str) -> None:
 @pytest.mark.parametrize("fn", ["tan", "pow", "atan2", "rint", "lgamma", "ldexp", "log1p"])
 def test_cpu_simt_matches_numpy(fn: str) -> None:
     xs = operands(fn, numpy.float32, BLOCK)
-    out = run(kernel(fn, len(xs), "f32"), "cpu-simt", *xs)
+    *xs, out = within_range(fn, xs, run(kernel(fn, len(xs), "f32"), "cpu-simt", *xs))
     assert_within(out, reference(fn, xs, numpy.float32), bound(fn, numpy.float32), fn)
 
 
@@ -595,9 +606,14 @@ def test_refusals_are_located(kernel_fn, dtype: type, marker: str, words: str) -
     assert words in message
 
 
-def test_vectorizable_functions_leave_no_scalar_call() -> None:
-    """rint, round, trunc, copysign and ldexp are LLVM intrinsics it vectorizes."""
-    for fn, arity in (("rint", 1), ("round", 1), ("trunc", 1), ("copysign", 2)):
-        llvm = blkc.compile(kernel(fn, arity, "f32"), check_bounds=False).asm["llvm"]
-        assert not re.search(rf"call float @{fn}f\b", llvm), fn
-        assert "x float>" in llvm, fn
+VECTORIZED = sorted({*vector_math.NAMED, "rint", "round", "trunc", "copysign"})
+
+
+@pytest.mark.parametrize("fn", VECTORIZED)
+def test_float32_functions_vectorize(fn: str) -> None:
+    """Float32 code of `vector_math` and the LLVM intrinsics rint, round, trunc and
+    copysign: the loop is vectorized and calls no C function."""
+    arity = 2 if fn in SECOND or fn in ("nextafter", "fdim") else 1
+    llvm = blkc.compile(kernel(fn, arity, "f32"), check_bounds=False).asm["llvm"]
+    assert not re.search(rf"call float @{fn}f\b", llvm), fn
+    assert "x float>" in llvm, fn
