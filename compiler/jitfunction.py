@@ -35,7 +35,6 @@ import numpy
 
 from blkc import autotuning
 from blkc.frontend.captures import Captures, capture, key_of
-from blkc.language import core as tl
 from blkc.runtime.grid import Grid, Launchable, check_num_cpu_threads, user_entry
 
 _IGNORED_OPTIONS = frozenset(
@@ -46,6 +45,8 @@ not do (`num_warps` is used by the cpu-simt and ptx targets)."""
 
 
 def _is_constexpr_annotation(annotation: Any) -> bool:
+    from blkc.language import core as tl  # not at import: tl.random's helpers are jit'ed
+
     if annotation is tl.constexpr:
         return True
     return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
@@ -88,6 +89,8 @@ class KernelParam:
 
 
 def _annotation(parameter: inspect.Parameter) -> str:
+    from blkc.language import core as tl
+
     annotation = parameter.annotation
     if annotation is inspect.Parameter.empty:
         return ""
@@ -261,6 +264,8 @@ class JITFunction(_Launchable):
         return frozenset(self.constexprs)
 
     def _slow_spec(self, name: str, value: Any) -> _Spec:
+        from blkc.language import core as tl
+
         if name in self._constexpr_names:
             return _Spec(None, tl.constexpr(value).value)
         if isinstance(value, tl.constexpr):

@@ -31,8 +31,6 @@ from dataclasses import dataclass
 from types import BuiltinFunctionType, CellType, FunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
 
-from blkc.language import core as tl
-
 if TYPE_CHECKING:
     from blkc.jitfunction import JITFunction
 
@@ -57,6 +55,7 @@ def readable(value: Any, through_module: bool = False) -> bool:
     `through_module`, as a module's attribute (`math.pi`, `cfg.EPS`: plain numbers and
     strings are read there too, keyed by their value)."""
     from blkc.jitfunction import JITFunction
+    from blkc.language import core as tl
 
     if through_module and (isinstance(value, _SCALARS) or callable(value)):
         return True  # a call of a function that is not a kernel's gets its own error
@@ -120,6 +119,7 @@ def closure_cells(fn: Callable[..., Any]) -> dict[str, CellType]:
 def _fingerprint(value: Any) -> Any:
     """What of `value` the compiled code depends on, as a stable, printable key part."""
     from blkc.jitfunction import JITFunction
+    from blkc.language import core as tl
 
     if value is MISSING:
         return ("missing",)
@@ -141,6 +141,8 @@ def _fingerprint(value: Any) -> Any:
 def key_of(value: Any) -> Any:
     """A compile-time value as a hashable, printable key part (lists as tuples, dtypes by
     name, anything else by its type and repr)."""
+    from blkc.language import core as tl
+
     if isinstance(value, list | tuple):
         return tuple(key_of(v) for v in value)
     if isinstance(value, tl.dtype):

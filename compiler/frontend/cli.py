@@ -20,7 +20,7 @@ from typing import Any
 import numpy
 
 from blkc import dtypes
-from blkc.diagnostics import BlkcError, Diagnostic, SourceLocation, error_at
+from blkc.diagnostics import BlkcError, Diagnostic, Severity, SourceLocation, error_at
 from blkc.frontend.infer_signature import Kind, infer_kinds, typed
 from blkc.frontend.python import parse_function
 from blkc.jitfunction import JITFunction, base_function
@@ -175,6 +175,9 @@ def compile_file(
         except BlkcError as err:
             missing += err.diagnostics
     if missing:
+        if len(names) > 1:
+            listed = f"{path.name} has kernels {', '.join(names)}: --kernel NAME compiles one"
+            missing.append(Diagnostic(Severity.NOTE, listed, None))
         raise BlkcError(missing)
     return {name: kernels[name].warmup(**arguments[name], **options) for name in names}
 

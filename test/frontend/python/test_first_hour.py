@@ -248,10 +248,12 @@ def test_a_file_of_several_kernels_says_what_each_needs_at_once(
         "@blkc.jit\ndef twos(X, M: tl.constexpr):\n    tl.store(X + tl.arange(0, M), 2.0)\n"
     )
     assert main([str(script), "--emit=loose"]) == 1
-    errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
-    assert errors == [
+    lines = capsys.readouterr().err.splitlines()
+    said = [line for line in lines if "error:" in line or line.startswith("note:")]
+    assert said == [
         f"{script}:4:13: error: constexpr parameter 'N' of ones needs a value: pass -DN=...",
         f"{script}:8:13: error: constexpr parameter 'M' of twos needs a value: pass -DM=...",
+        "note: kernels.py has kernels ones, twos: --kernel NAME compiles one",
     ]
     assert main([str(script), "--kernel", "twos", "-DM=4", "--emit=loose"]) == 0
     assert "func.func @twos" in capsys.readouterr().out
@@ -300,3 +302,14 @@ def test_the_demo_names_the_cpu_its_ratios_come_from(
         r"   measured on .+ \(\w[\w-]*\), \d+ cores, (AVX-512|AVX2|SVE|NEON|no AVX2 or AVX-512)",
         first,
     ), first
+
+
+@pytest.mark.parametrize(
+    "first", ["blkc", "blkc.jitfunction", "blkc.frontend.cli", "blkc.frontend.python"]
+)
+def test_blkc_imports_in_any_order(first: str) -> None:
+    # `import blkc` then `@blkc.jit` (no `blkc.language` first), and `blkc kernel.py`, which
+    # starts from blkc.frontend.cli: tl.random's helpers are @jit functions themselves.
+    code = f"import {first}; import blkc; blkc.jit; import blkc.language as tl; tl.rand"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
