@@ -313,3 +313,17 @@ def test_blkc_imports_in_any_order(first: str) -> None:
     code = f"import {first}; import blkc; blkc.jit; import blkc.language as tl; tl.rand"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+def test_kernels_print_short() -> None:
+    import numpy
+
+    import blkc.language as tl
+
+    @blkc.jit
+    def fill(X, N: tl.constexpr):
+        tl.store(X + tl.arange(0, N), 1.0)
+
+    kernel = fill.warmup(numpy.zeros(4, numpy.float32), 4)
+    assert repr(kernel) == "<blkc.Kernel 'fill' for cpu>"
+    assert len(repr(fill)) < 80 and "fill" in repr(fill)
