@@ -19,7 +19,7 @@ import pytest
 import blkc
 import blkc.language as tl
 from blkc.language.extra import libdevice
-from blkc.runtime import interpreter, vector_math
+from blkc.runtime import interpreter, ptx, vector_math
 
 BLOCK = 1024
 
@@ -617,3 +617,20 @@ def test_float32_functions_vectorize(fn: str) -> None:
     llvm = blkc.compile(kernel(fn, arity, "f32"), check_bounds=False).asm["llvm"]
     assert not re.search(rf"call float @{fn}f\b", llvm), fn
     assert "x float>" in llvm, fn
+
+
+needs_ptxas = pytest.mark.skipif(
+    not ptx.ptxas_available() or ptx.libdevice_path() is None,
+    reason="ptxas or CUDA's libdevice is not installed",
+)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("t", ["f32", "f64", "f16"])
+@pytest.mark.parametrize("fn", sorted(REFERENCES))
+def test_ptx_links_libdevice_and_assembles(fn: str, t: str) -> None:
+    """On the GPU each function is libdevice's `__nv_<fn>f` or `__nv_<fn>`, linked and
+    inlined; ptxas assembles the kernel (no GPU needed)."""
+    compiled = blkc.compile(kernel(fn, 2 if fn in SECOND else 1, t), target="ptx")
+    assert "__nv_" not in compiled.asm["ptx"]
+    assert compiled.spills == 0
