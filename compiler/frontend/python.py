@@ -872,13 +872,25 @@ class CodeGenerator:
                     condition, self.value(self.expr(body), "a"), self.value(self.expr(orelse), "b")
                 )
             )
+        void: dict[str, bool] = {}
+
+        def side(node: ast.expr, which: str) -> Callable[[], list[SSAValue]]:
+            def build() -> list[SSAValue]:
+                value = self.expr(node)
+                void[which] = value is None  # a call of a function without a result
+                return [] if value is None else [self.value(value, "the value")]
+
+            return build
+
         results = self.ir.if_else(
-            condition,
-            lambda: [self.value(self.expr(body), "the value")],
-            lambda: [self.value(self.expr(orelse), "the value")],
-            ["the conditional expression"],
+            condition, side(body, "then"), side(orelse, "else"), ["the conditional expression"]
         )
-        return self.wrap(results[0])
+        if void["then"] != void["else"]:
+            raise self.error(
+                "one side of the conditional expression gives no value (a call of a "
+                "function without a result) and the other gives one"
+            )
+        return None if void["then"] else self.wrap(results[0])
 
     def _subscript(self, base: Any, index: ast.expr) -> Any:
         base = self.unwrap_constexpr(base)
@@ -902,8 +914,8 @@ class CodeGenerator:
                 position += 1
                 continue
             raise self.error(
-                "a kernel value can only be indexed with ':' and None (x[:, None]); "
-                "load single elements through pointers instead"
+                "unsupported tensor index: a kernel value can only be indexed with ':' and "
+                "None (x[:, None]); load single elements through pointers instead"
             )
         if position != len(self.shape_of(value)):
             raise self.error(
@@ -957,6 +969,25 @@ class CodeGenerator:
                 return isinstance(self.unwrap_constexpr(args[0]), kind)
             except TypeError as err:
                 raise self.error(f"isinstance(): {err}") from None
+        if (
+            function in (builtins.hasattr, builtins.getattr)
+            and 2 <= len(args) <= 2 + (function is builtins.getattr)
+            and not kwargs
+            and not self.is_constant(args[0])
+        ):
+            # A kernel value's attributes are known when it compiles: hasattr(x, "dtype").
+            name = self.constant(args[1], f"{function.__name__}'s attribute name")
+            if not isinstance(name, str):
+                raise self.error(f"{function.__name__}(): attribute name must be a string")
+            try:
+                found = self._attribute(args[0], name)
+            except BlkcError:
+                if function is builtins.hasattr:
+                    return False
+                if len(args) == 3:
+                    return args[2]
+                raise
+            return True if function is builtins.hasattr else found
         if function is builtins.print:
             prefix = " ".join(str(a) for a in args if isinstance(a, str))
             values = [a for a in args if not isinstance(a, str)]

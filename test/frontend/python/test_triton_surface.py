@@ -405,3 +405,39 @@ def test_triton_compat_float_functions_carry_tritons_words() -> None:
     ):
         exp_of.warmup(numpy.zeros(4, numpy.float16), policy="triton-compat")
     exp_of.warmup(numpy.zeros(4, numpy.float16))  # computed in float32 by the default policy
+
+
+@blkc.jit
+def void_choice(T, F, Ret, X):
+    pid = tl.program_id(0)
+    tl.store(Ret + pid, tl.load(T)) if pid % 2 == 0 else tl.store(Ret + pid, tl.load(F))
+    x = tl.load(X)
+    if hasattr(x, "dtype") and not hasattr(x, "nonsense") and getattr(x, "no", None) is None:
+        tl.store(X + 1 + pid, getattr(x, "dtype") == tl.int32)  # noqa: B009 - the query under test
+
+
+def test_void_conditional_expressions_and_attribute_queries() -> None:
+    """A conditional expression of two calls without results is an `if`; hasattr and
+    getattr answer for kernel values when the kernel compiles (Triton's test_if and
+    test_short_circuiting)."""
+    ret, x = numpy.zeros(4, numpy.int32), numpy.zeros(5, numpy.int32)
+    void_choice[(4,)](numpy.array([7], numpy.int32), numpy.array([9], numpy.int32), ret, x)
+    assert ret.tolist() == [7, 9, 7, 9] and x.tolist() == [0, 1, 1, 1, 1]
+
+
+@blkc.jit
+def half_void(X):
+    y = tl.store(X, 1) if tl.program_id(0) == 0 else 5  # noqa: F841
+
+
+@blkc.jit
+def sliced(X):
+    tl.load(X + tl.arange(0, 4))[1:]
+
+
+def test_indexing_and_void_mistakes_are_located() -> None:
+    x = numpy.zeros(4, numpy.int32)
+    with pytest.raises(blkc.BlkcError, match="one side of the conditional expression gives no"):
+        half_void.warmup(x)
+    with pytest.raises(blkc.BlkcError, match="unsupported tensor index"):
+        sliced.warmup(x)
