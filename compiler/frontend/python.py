@@ -902,12 +902,18 @@ class CodeGenerator:
                 raise self.error(f"{type(err).__name__}: {err}") from None
         items = index.elts if isinstance(index, ast.Tuple) else [index]
         value = base.handle
-        position = 0
+        position = indexed = 0
         for item in items:
             if isinstance(item, ast.Slice):
                 bounds = (item.lower, item.upper, item.step)
                 if all(b is None or self.is_none(self.expr(b)) for b in bounds):  # x[None:]
                     position += 1
+                    indexed += 1
+                    if indexed > len(base.shape):
+                        raise self.error(
+                            f"too many indices for tensor of rank {len(base.shape)}: the "
+                            f"index has {indexed} ':' for a block of rank {len(base.shape)}"
+                        )
                     continue
             elif self.is_none(self.expr(item)):
                 value = self.ir.expand_dims(value, position)
@@ -917,12 +923,7 @@ class CodeGenerator:
                 "unsupported tensor index: a kernel value can only be indexed with ':' and "
                 "None (x[:, None]); load single elements through pointers instead"
             )
-        if position != len(self.shape_of(value)):
-            raise self.error(
-                f"the index has {position - (len(self.shape_of(value)) - len(base.shape))} "
-                f"':' for a block of rank {len(base.shape)}"
-            )
-        return self.wrap(value)
+        return self.wrap(value)  # dimensions the index leaves out stay, as x[None] keeps x's
 
     # -- calls -------------------------------------------------------------------------
 

@@ -441,3 +441,23 @@ def test_indexing_and_void_mistakes_are_located() -> None:
         half_void.warmup(x)
     with pytest.raises(blkc.BlkcError, match="unsupported tensor index"):
         sliced.warmup(x)
+
+
+@blkc.jit
+def partial_index(X, Y):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.static_assert(x[None].shape == [1, 4])  # the dimensions an index leaves out stay
+    tl.store(Y + tl.arange(0, 4)[None, :], x[None] * 2)
+
+
+@blkc.jit
+def over_index(X):
+    tl.store(X[None, None, :], 1.0)
+
+
+def test_an_index_may_leave_dimensions_out_but_not_add_them() -> None:
+    x, y = numpy.arange(4, dtype=numpy.float32), numpy.zeros(4, numpy.float32)
+    partial_index[(1,)](x, y)
+    assert y.tolist() == [0, 2, 4, 6]
+    with pytest.raises(blkc.BlkcError, match="too many indices for tensor of rank 0"):
+        over_index.warmup(numpy.zeros(1, numpy.float32))
