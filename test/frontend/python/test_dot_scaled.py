@@ -12,6 +12,7 @@ import pytest
 
 import blkc
 import blkc.language as tl
+from blkc.runtime import interpreter
 
 SOURCE = Path(__file__).read_text().splitlines()
 TARGETS = ["cpu", "cpu-simt"]
@@ -129,14 +130,22 @@ def run(
     pack_a=True,
     pack_b=True,
 ) -> numpy.ndarray:
+    """`scaled_matmul` on one program, compiled for `target` or by the reference interpreter."""
     m = lhs.shape[0] * (1 if pack_a or lhs_format != "e2m1" else 2)
     n = rhs.shape[1] * (1 if pack_b or rhs_format != "e2m1" else 2)
     k = lhs.shape[1] * (2 if pack_a and lhs_format == "e2m1" else 1)
     out = numpy.zeros((m, n), numpy.float32)
-    scaled_matmul[(1,)](
-        lhs, lhs_scale, rhs, rhs_scale, acc, out, *lhs.shape, *rhs.shape, m, n, k // GROUP,
-        lhs_format, rhs_format, pack_a, pack_b, target=target,
+    arrays = [lhs, lhs_scale, rhs, rhs_scale, acc, out]
+    meta = dict(
+        A0=lhs.shape[0], A1=lhs.shape[1], B0=rhs.shape[0], B1=rhs.shape[1], M=m, N=n,
+        GROUPS=k // GROUP, FA=lhs_format, FB=rhs_format, PACK_A=pack_a, PACK_B=pack_b,
     )  # fmt: skip
+    if target != "interpreter":
+        scaled_matmul[(1,)](*arrays, target=target, **meta)
+        return out
+    loose = scaled_matmul.warmup(*arrays, **meta, grid=(1,)).asm["loose"]
+    module = blkc.run_pipeline(blkc.parse(loose, "kernel.mlir"), "to-strict{warn=false}")
+    interpreter.run(module, None, (1,), [a for a in arrays if a is not None])
     return out
 
 
@@ -165,7 +174,7 @@ FORMAT_PAIRS = [
 ]
 
 
-@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("target", [*TARGETS, "interpreter"])
 @pytest.mark.parametrize(("lhs_format", "rhs_format"), FORMAT_PAIRS)
 def test_formats_and_scales_match_numpy(target: str, lhs_format: str, rhs_format: str) -> None:
     rng = numpy.random.default_rng(len(lhs_format + rhs_format) * 7)
