@@ -634,3 +634,102 @@ def test_ptx_links_libdevice_and_assembles(fn: str, t: str) -> None:
     compiled = blkc.compile(kernel(fn, 2 if fn in SECOND else 1, t), target="ptx")
     assert "__nv_" not in compiled.asm["ptx"]
     assert compiled.spills == 0
+
+
+# -- integer functions --------------------------------------------------------------------
+
+
+@blkc.jit
+def integer_kernel(x_ptr, y_ptr, z_ptr, out_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x, y, z = tl.load(x_ptr + o), tl.load(y_ptr + o), tl.load(z_ptr + o)
+    if FN == "popc":
+        r = libdevice.popc(x)
+    elif FN == "clz":
+        r = libdevice.clz(x)
+    elif FN == "ffs":
+        r = libdevice.ffs(x)
+    elif FN == "brev":
+        r = libdevice.brev(x)
+    elif FN == "mulhi":
+        r = libdevice.mulhi(x, y)
+    elif FN == "mul24":
+        r = libdevice.mul24(x, y)
+    elif FN == "hadd":
+        r = libdevice.hadd(x, y)
+    elif FN == "rhadd":
+        r = libdevice.rhadd(x, y)
+    elif FN == "sad":
+        r = libdevice.sad(x, y, z)
+    else:
+        r = libdevice.byte_perm(x, y, z)
+    tl.store(out_ptr + o, r.to(out_ptr.dtype.element_ty))
+
+
+def _bits(v: int, width: int) -> int:
+    return v & ((1 << width) - 1)
+
+
+def _signed(v: int, width: int) -> int:
+    v = _bits(v, width)
+    return v - (1 << width) if v >> (width - 1) else v
+
+
+INTEGER_REFERENCES = {
+    "popc": lambda x, y, z, w: bin(_bits(x, w)).count("1"),
+    "clz": lambda x, y, z, w: w - _bits(x, w).bit_length(),
+    "ffs": lambda x, y, z, w: (_bits(x, w) & -_bits(x, w)).bit_length(),
+    "brev": lambda x, y, z, w: _signed(int(format(_bits(x, w), f"0{w}b")[::-1], 2), w),
+    "mulhi": lambda x, y, z, w: _signed((x * y) >> w, w),
+    "mul24": lambda x, y, z, w: _signed(_signed(x, 24) * _signed(y, 24), w),
+    "hadd": lambda x, y, z, w: (x + y) >> 1,
+    "rhadd": lambda x, y, z, w: (x + y + 1) >> 1,
+    "sad": lambda x, y, z, w: _signed(abs(x - y) + z, w),
+    "byte_perm": lambda x, y, z, w: _signed(
+        sum(
+            ((_bits(y, 32) << 32 | _bits(x, 32)) >> (8 * ((z >> (4 * i)) & 7)) & 0xFF) << (8 * i)
+            for i in range(4)
+        ),
+        32,
+    ),
+}
+
+
+@pytest.mark.parametrize("dtype", [numpy.int32, numpy.int64], ids=["i32", "i64"])
+@pytest.mark.parametrize("fn", sorted(INTEGER_REFERENCES))
+def test_integer_functions(fn: str, dtype: type) -> None:
+    width = numpy.dtype(dtype).itemsize * 8
+    if width == 64 and fn in ("mul24", "byte_perm", "hadd", "rhadd", "sad"):
+        pytest.skip("Triton's libdevice has these for 32-bit integers only")
+    info = numpy.iinfo(dtype)
+    rng = numpy.random.default_rng(width + len(fn))
+    edges = numpy.array([0, 1, -1, info.min, info.max, 2, -2, 255, 1 << 20], dtype)
+    x = numpy.concatenate([edges, rng.integers(info.min, info.max, 128 - len(edges), dtype)])
+    y = numpy.concatenate([edges[::-1], rng.integers(info.min, info.max, 128 - len(edges), dtype)])
+    z = rng.integers(0, 2**16, 128).astype(dtype)
+    bits_out = fn in ("popc", "clz", "ffs")
+    out = numpy.zeros(128, numpy.int32 if bits_out else dtype)
+    integer_kernel[(1,)](x, y, z, out, FN=fn, BLOCK=128)
+    reference = INTEGER_REFERENCES[fn]
+    want = [reference(int(a), int(b), int(c), width) for a, b, c in zip(x, y, z, strict=True)]
+    assert out.tolist() == want
+
+
+def test_unsigned_mulhi_is_the_unsigned_high_half() -> None:
+    x = numpy.array([2**32 - 1, 2**31, 3, 0] * 32, numpy.uint32)
+    y = numpy.array([2**32 - 1, 2, 2**31 + 5, 7] * 32, numpy.uint32)
+    out = numpy.zeros(128, numpy.uint32)
+    integer_kernel[(1,)](x, y, y, out, FN="mulhi", BLOCK=128)
+    assert out[:4].tolist() == [(int(a) * int(b)) >> 32 for a, b in zip(x[:4], y[:4], strict=True)]
+
+
+@blkc.jit
+def float_popc_kernel(x_ptr, out_ptr):
+    tl.store(out_ptr, libdevice.popc(tl.load(x_ptr)))  # popc-of-float
+
+
+def test_integer_function_of_a_float_is_refused() -> None:
+    with pytest.raises(blkc.BlkcError) as caught:
+        float_popc_kernel[(1,)](numpy.ones(1, numpy.float32), numpy.zeros(1, numpy.int32))
+    assert f"{__file__}:{_line_of('popc-of-float')}:" in str(caught.value)
+    assert "libdevice.popc takes 32- or 64-bit integers, got float32" in str(caught.value)

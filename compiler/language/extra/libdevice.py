@@ -460,6 +460,191 @@ def hiloint2double(arg0: Any, arg1: Any, *, _semantic: CodeGenerator) -> tensor:
     return s.wrap(s.ir.bitcast(s.ir.binary("or", high, halves[1]), dtypes.float64))
 
 
+# -- integers -----------------------------------------------------------------------------
+
+
+def _int(s: CodeGenerator, x: Any, fn: str, what: str) -> SSAValue:
+    """`x` as an operand of the integer function `fn` (a Python int is an int32)."""
+    v = s.value(x, what)
+    if s.ir.is_weak(v):
+        if not isinstance(s.ir.literal_value(v), int):
+            raise s.error(f"libdevice.{fn} takes integers, got {v.type} for {what}")
+        return s.ir.typed(v, dtypes.int32)
+    d = s.dtype_of(v)
+    if not d.is_int or d.width not in (32, 64):
+        raise s.error(f"libdevice.{fn} takes 32- or 64-bit integers, got {d.name} for {what}")
+    return v
+
+
+class _Bits:
+    """Bit arithmetic on the unsigned view of 32- or 64-bit integers."""
+
+    def __init__(self, s: CodeGenerator, width: int):
+        self.s, self.width = s, width
+        self.dtype = dtypes.uint32 if width == 32 else dtypes.uint64
+
+    def k(self, value: int) -> SSAValue:
+        """The constant `value`, its low `width` bits repeated from a 64-bit pattern."""
+        return self.s.ir.constant(value & ((1 << self.width) - 1), self.dtype)
+
+    def op(self, name: str, a: SSAValue, b: SSAValue | int) -> SSAValue:
+        return self.s.ir.binary(name, a, self.k(b) if isinstance(b, int) else b)
+
+    def popcount(self, v: SSAValue) -> SSAValue:
+        """The number of set bits (SWAR: pairs, nibbles, bytes, then a multiply sums them)."""
+        v = self.op("sub", v, self.op("and", self.op("shr", v, 1), 0x5555555555555555))
+        v = self.op(
+            "add", self.op("and", v, 0x3333333333333333),
+            self.op("and", self.op("shr", v, 2), 0x3333333333333333),
+        )  # fmt: skip
+        v = self.op("and", self.op("add", v, self.op("shr", v, 4)), 0x0F0F0F0F0F0F0F0F)
+        return self.op("shr", self.op("mul", v, 0x0101010101010101), self.width - 8)
+
+    def smear_right(self, v: SSAValue) -> SSAValue:
+        """Every bit below the highest set one set too."""
+        shift = 1
+        while shift < self.width:
+            v = self.op("or", v, self.op("shr", v, shift))
+            shift *= 2
+        return v
+
+
+def _unsigned(s: CodeGenerator, v: SSAValue) -> _Bits:
+    return _Bits(s, s.dtype_of(v).width)
+
+
+def _bit_count(name: str, doc: str, count: Callable[[_Bits, SSAValue], SSAValue]) -> Any:
+    def bit_count(arg0: Any, *, _semantic: CodeGenerator) -> tensor:
+        s = _semantic
+        v = _int(s, arg0, name, "arg0")
+        bits = _unsigned(s, v)
+        return s.wrap(s.ir.cast(count(bits, s.ir.bitcast(v, bits.dtype)), dtypes.int32))
+
+    bit_count.__name__ = bit_count.__qualname__ = name
+    bit_count.__doc__ = doc
+    return builtin(bit_count)
+
+
+def _leading_zeros(bits: _Bits, v: SSAValue) -> SSAValue:
+    return bits.op("sub", bits.k(bits.width), bits.popcount(bits.smear_right(v)))
+
+
+def _first_set(bits: _Bits, v: SSAValue) -> SSAValue:
+    below = bits.popcount(bits.op("xor", v, bits.op("sub", v, 1)))  # the lowest set bit and below
+    zero = bits.s.ir.compare("eq", v, bits.k(0))
+    return bits.s.ir.where(zero, bits.k(0), below)
+
+
+popc = _bit_count("popc", "The number of set bits of an int32 or int64 (int32).", _Bits.popcount)
+clz = _bit_count("clz", "The number of leading zero bits (int32; the width for 0).", _leading_zeros)
+ffs = _bit_count("ffs", "The position of the lowest set bit, from 1 (int32; 0 for 0).", _first_set)
+
+
+@builtin
+def brev(arg0: Any, *, _semantic: CodeGenerator) -> tensor:
+    """The bits of an int32 or int64 in reverse order."""
+    s = _semantic
+    v = _int(s, arg0, "brev", "arg0")
+    bits = _unsigned(s, v)
+    u = s.ir.bitcast(v, bits.dtype)
+    masks = [0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F, 0x00FF00FF00FF00FF,
+             0x0000FFFF0000FFFF, 0x00000000FFFFFFFF]  # fmt: skip
+    shift = 1
+    for mask in masks:
+        if shift >= bits.width:
+            break
+        low = bits.op("shl", bits.op("and", u, mask), shift)
+        u = bits.op("or", bits.op("and", bits.op("shr", u, shift), mask), low)
+        shift *= 2
+    return s.wrap(s.ir.bitcast(u, s.dtype_of(v)))
+
+
+def _pair(s: CodeGenerator, arg0: Any, arg1: Any, fn: str) -> tuple[SSAValue, SSAValue]:
+    """Two integer operands converted to their common dtype (as `+` would)."""
+    a, b = _int(s, arg0, fn, "arg0"), _int(s, arg1, fn, "arg1")
+    common = s.dtype_of(s.ir.binary("add", a, b))
+    return s.ir.cast(a, common), s.ir.cast(b, common)
+
+
+@builtin
+def mulhi(arg0: Any, arg1: Any, *, _semantic: CodeGenerator) -> tensor:
+    """The high half of the product of two 32- or 64-bit integers, signed or unsigned by
+    their dtype (unlike `tl.umulhi`, which multiplies the bits as unsigned)."""
+    s, ir = _semantic, _semantic.ir
+    a, b = _pair(s, arg0, arg1, "mulhi")
+    d = s.dtype_of(a)
+    high = ir.umulhi(a, b)
+    if not d.signed:
+        return s.wrap(high)
+    zero = ir.constant(0, d)
+    # The unsigned product of the bits exceeds the signed one by 2**N times the other
+    # operand for each negative operand.
+    high = ir.binary("sub", high, ir.where(ir.compare("lt", a, zero), b, zero))
+    return s.wrap(ir.binary("sub", high, ir.where(ir.compare("lt", b, zero), a, zero)))
+
+
+@builtin
+def mul24(arg0: Any, arg1: Any, *, _semantic: CodeGenerator) -> tensor:
+    """The low 32 bits of the product of the low 24 bits of two int32s (sign-extended) or
+    uint32s."""
+    s, ir = _semantic, _semantic.ir
+    a, b = _pair(s, arg0, arg1, "mul24")
+    d = s.dtype_of(a)
+    eight = ir.constant(8, d)
+    a, b = (ir.binary("shr", ir.binary("shl", v, eight), eight) for v in (a, b))
+    return s.wrap(ir.binary("mul", a, b))
+
+
+def _halving(name: str, rounding_up: bool) -> Any:
+    def halving(arg0: Any, arg1: Any, *, _semantic: CodeGenerator) -> tensor:
+        s, ir = _semantic, _semantic.ir
+        a, b = _pair(s, arg0, arg1, name)
+        one = ir.constant(1, s.dtype_of(a))
+        half_difference = ir.binary("shr", ir.binary("xor", a, b), one)
+        if rounding_up:  # (a | b) - ((a ^ b) >> 1)
+            return s.wrap(ir.binary("sub", ir.binary("or", a, b), half_difference))
+        return s.wrap(ir.binary("add", ir.binary("and", a, b), half_difference))
+
+    halving.__name__ = halving.__qualname__ = name
+    halving.__doc__ = f"(arg0 + arg1{' + 1' if rounding_up else ''}) >> 1 without overflow."
+    return builtin(halving)
+
+
+hadd = _halving("hadd", rounding_up=False)
+rhadd = _halving("rhadd", rounding_up=True)
+
+
+@builtin
+def sad(arg0: Any, arg1: Any, arg2: Any, *, _semantic: CodeGenerator) -> tensor:
+    """|arg0 - arg1| + arg2 (wrapping), in arg0's and arg1's dtype."""
+    s, ir = _semantic, _semantic.ir
+    a, b = _pair(s, arg0, arg1, "sad")
+    z = ir.cast(_int(s, arg2, "sad", "arg2"), s.dtype_of(a))
+    difference = ir.where(ir.compare("lt", a, b), ir.binary("sub", b, a), ir.binary("sub", a, b))
+    return s.wrap(ir.binary("add", difference, z))
+
+
+@builtin
+def byte_perm(arg0: Any, arg1: Any, arg2: Any, *, _semantic: CodeGenerator) -> tensor:
+    """Byte i of the int32 result is byte (arg2 >> 4i) & 7 of the 8 bytes arg1:arg0."""
+    s, ir = _semantic, _semantic.ir
+    halves = [
+        ir.cast(ir.bitcast(ir.cast(_int(s, x, "byte_perm", w), dtypes.int32), dtypes.uint32),
+                dtypes.uint64)
+        for x, w in ((arg0, "arg0"), (arg1, "arg1"))
+    ]  # fmt: skip
+    wide = _Bits(s, 64)
+    source = wide.op("or", wide.op("shl", halves[1], 32), halves[0])
+    selector = ir.cast(ir.bitcast(ir.cast(_int(s, arg2, "byte_perm", "arg2"), dtypes.int32),
+                                  dtypes.uint32), dtypes.uint64)  # fmt: skip
+    result = wide.k(0)
+    for i in range(4):
+        index = wide.op("and", wide.op("shr", selector, 4 * i), 7)
+        byte = wide.op("and", wide.op("shr", source, wide.op("mul", index, 8)), 0xFF)
+        result = wide.op("or", result, wide.op("shl", byte, 8 * i))
+    return s.wrap(ir.bitcast(ir.cast(result, dtypes.uint32), dtypes.int32))
+
+
 # -- left out ------------------------------------------------------------------------------
 
 
