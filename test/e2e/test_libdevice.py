@@ -733,3 +733,78 @@ def test_integer_function_of_a_float_is_refused() -> None:
         float_popc_kernel[(1,)](numpy.ones(1, numpy.float32), numpy.zeros(1, numpy.int32))
     assert f"{__file__}:{_line_of('popc-of-float')}:" in str(caught.value)
     assert "libdevice.popc takes 32- or 64-bit integers, got float32" in str(caught.value)
+
+
+# -- kernels in the style of Triton kernel libraries ---------------------------------------
+
+
+@blkc.jit
+def activations_kernel(x_ptr, gelu_ptr, mish_ptr, softplus_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0).to(tl.float32)
+    # GELU, tanh approximation
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    gelu = 0.5 * x * (1.0 + libdevice.tanh(inner))
+    # softplus with a threshold, then Mish = x tanh(softplus(x))
+    softplus = tl.where(x > 20.0, x, libdevice.log1p(tl.exp(x)))
+    mish = x * libdevice.tanh(softplus)
+    tl.store(gelu_ptr + offsets, gelu.to(gelu_ptr.dtype.element_ty), mask=mask)
+    tl.store(mish_ptr + offsets, mish.to(mish_ptr.dtype.element_ty), mask=mask)
+    tl.store(softplus_ptr + offsets, softplus.to(softplus_ptr.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float16])
+def test_activation_kernels(dtype: type) -> None:
+    n = 3000
+    x = numpy.random.default_rng(8).normal(0, 4, n).astype(dtype)
+    outs = [numpy.empty_like(x) for _ in range(3)]
+    activations_kernel[(triton_cdiv(n, 512),)](x, *outs, n, BLOCK=512)
+    w = x.astype(numpy.float64)
+    softplus = numpy.where(w > 20, w, numpy.log1p(numpy.exp(w)))
+    expected = [
+        0.5 * w * (1 + numpy.tanh(0.7978845608028654 * (w + 0.044715 * w**3))),
+        w * numpy.tanh(softplus),
+        softplus,
+    ]
+    tolerance = 1e-6 if dtype == numpy.float32 else 2e-3
+    for out, want in zip(outs, expected, strict=True):
+        numpy.testing.assert_allclose(out, want, rtol=tolerance, atol=tolerance)
+
+
+def triton_cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@blkc.jit
+def rope_kernel(q_ptr, out_ptr, pos_ptr, HALF: tl.constexpr, BASE: tl.constexpr):
+    """Rotary embedding of one row: frequencies BASE**(-2i/d) from libdevice.pow."""
+    row = tl.program_id(0)
+    i = tl.arange(0, HALF)
+    position = tl.load(pos_ptr + row).to(tl.float32)
+    inv_freq = libdevice.pow(BASE, -(2.0 * i.to(tl.float32)) / (2 * HALF))
+    angle = position * inv_freq
+    c, s = tl.cos(angle), tl.sin(angle)
+    x1 = tl.load(q_ptr + row * 2 * HALF + i)
+    x2 = tl.load(q_ptr + row * 2 * HALF + HALF + i)
+    tl.store(out_ptr + row * 2 * HALF + i, x1 * c - x2 * s)
+    tl.store(out_ptr + row * 2 * HALF + HALF + i, x2 * c + x1 * s)
+
+
+def test_rotary_embedding_kernel() -> None:
+    rows, half = 8, 32
+    q = numpy.random.default_rng(9).standard_normal((rows, 2 * half)).astype(numpy.float32)
+    positions = numpy.arange(rows, dtype=numpy.int32) * 37
+    out = numpy.empty_like(q)
+    rope_kernel[(rows,)](q, out, positions, HALF=half, BASE=10000.0)
+    inv_freq = 10000.0 ** (-(2.0 * numpy.arange(half)) / (2 * half))
+    angle = positions[:, None].astype(numpy.float64) * inv_freq[None, :]
+    x1, x2 = q[:, :half].astype(numpy.float64), q[:, half:].astype(numpy.float64)
+    expected = numpy.concatenate(
+        [
+            x1 * numpy.cos(angle) - x2 * numpy.sin(angle),
+            x2 * numpy.cos(angle) + x1 * numpy.sin(angle),
+        ],
+        axis=1,
+    )
+    numpy.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
