@@ -158,6 +158,16 @@ def test_the_numbers_are_tritons() -> None:
     ]  # fmt: skip
 
 
+@pytest.mark.parametrize("policy", ["numpy", "jax"])
+def test_the_numbers_do_not_depend_on_the_policy(policy: str) -> None:
+    """The helpers convert explicitly where promotion rules differ (an int times a float)."""
+    out = numpy.zeros((16, 8), numpy.uint32)
+    every_generator[(1,)](out, 42, 0, 16, OFFSET=tl.int32, BLOCK=16, policy=policy)
+    expected = numpy.zeros((16, 8), numpy.uint32)
+    every_generator[(1,)](expected, 42, 0, 16, OFFSET=tl.int32, BLOCK=16)
+    numpy.testing.assert_array_equal(out, expected)
+
+
 @blkc.jit
 def constant_seed(out_ptr, SEED: tl.constexpr, BLOCK: tl.constexpr):
     offset = tl.arange(0, BLOCK)
