@@ -113,7 +113,8 @@ def _operand(
     if side == "rhs":
         v = _transpose(s, v)
     if fmt == "e2m1":
-        decoded = _decode_e2m1(s, _bits(s, v, dtypes.uint8, fmt, side), packed_along_k)
+        packed = _bytes(s, v, f"{side} in e2m1 must be uint8 (two elements a byte)")
+        decoded = _decode_e2m1(s, packed, packed_along_k)
     else:
         decoded = _decode_float(s, v, fmt, side)
     if s.is_none(scale):
@@ -126,17 +127,14 @@ def _transpose(s: CodeGenerator, v: SSAValue) -> SSAValue:
     return s.ir.permute(v, [*range(rank - 2), rank - 1, rank - 2])
 
 
-def _bits(s: CodeGenerator, v: SSAValue, unsigned: dtypes.DType, fmt: str, side: str) -> SSAValue:
-    """`v` as the unsigned integers of its bits; an error unless it has `unsigned`'s width."""
+def _bytes(s: CodeGenerator, v: SSAValue, what: str) -> SSAValue:
+    """`v`, a block of uint8 (or int8, its bits), as uint8; else a located error."""
     found = s.dtype_of(v)
-    if found == unsigned:
+    if found == dtypes.uint8:
         return v
-    if found.width != unsigned.width or found.kind not in (dtypes.Kind.INT, dtypes.Kind.FLOAT):
-        raise s.error(
-            f"dot_scaled's {side} in {fmt} must hold {unsigned.name} (or {fmt} itself), got "
-            f"{found.name}"
-        )
-    return s.ir.bitcast(v, unsigned)
+    if found != dtypes.int8:
+        raise s.error(f"dot_scaled's {what}, got {found.name}")
+    return s.ir.bitcast(v, dtypes.uint8)
 
 
 def _decode_float(s: CodeGenerator, v: SSAValue, fmt: str, side: str) -> SSAValue:
@@ -196,7 +194,7 @@ def _scale(s: CodeGenerator, scale: Any, decoded: SSAValue, side: str, tiny_scal
             f"dot_scaled's {side}_scale must be a block of shape [{rows}, K // group] (a group "
             f"size dividing K = {k}) for a {side} of {list(target)} elements, got {v.type}"
         )
-    byte = _bits(s, v, dtypes.uint8, "e8m0", f"{side}_scale")
+    byte = _bytes(s, v, f"{side}_scale must be uint8 (e8m0 exponents)")
     byte = s.ir.cast(byte, dtypes.uint32)
     bits = s.ir.where(
         s.ir.compare("eq", byte, _u32(s, 0)),

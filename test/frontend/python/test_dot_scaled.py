@@ -245,6 +245,32 @@ def test_scale_255_is_nan_and_scale_0_is_tiny(target: str) -> None:
     numpy.testing.assert_array_equal(found[2], numpy.float32(64 * 2.0**-127))
 
 
+@blkc.jit
+def batched(a_ptr, scale_ptr, b_ptr, out_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+            K: tl.constexpr):  # fmt: skip
+    batch = tl.arange(0, B)[:, None, None]
+    rows, cols = tl.arange(0, M)[None, :, None], tl.arange(0, K // 2)[None, None, :]
+    a = tl.load(a_ptr + batch * M * (K // 2) + rows * (K // 2) + cols)
+    groups = tl.arange(0, K // 32)[None, None, :]
+    scale = tl.load(scale_ptr + batch * M * (K // 32) + rows * (K // 32) + groups)
+    ks, cols = tl.arange(0, K)[None, :, None], tl.arange(0, N)[None, None, :]
+    b = tl.load(b_ptr + batch * K * N + ks * N + cols)
+    c = tl.dot_scaled(a, scale, "e2m1", b, None, "bf16")
+    tl.store(out_ptr + batch * M * N + rows * N + cols, c)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_batched_3d_operands(target: str) -> None:
+    rng = numpy.random.default_rng(5)
+    b, m, n, k = 2, 16, 16, 64
+    lhs = operand(rng, "e2m1", (b, m, k // 2))
+    rhs = operand(rng, "bf16", (b, k, n))
+    scale = rng.integers(100, 140, (b, m, k // GROUP), dtype=numpy.uint8)
+    out = numpy.zeros((b, m, n), numpy.float32)
+    batched[(1,)](lhs, scale, rhs, out, b, m, n, k, target=target)
+    assert_close(out, reference(lhs, scale, "e2m1", rhs, None, "bf16"))
+
+
 # -- errors ----------------------------------------------------------------------------
 
 
@@ -267,6 +293,10 @@ def misuse(a_ptr, out_ptr, CASE: tl.constexpr):
         c = tl.dot_scaled(a, scale, "e4m3", a, None, "e4m3", acc=acc)  # acc
     elif CASE == "k":
         c = tl.dot_scaled(a, None, "e2m1", a, None, "e4m3")  # k
+    elif CASE == "packed_dtype":
+        c = tl.dot_scaled(a.to(tl.int32), None, "e2m1", a, None, "e4m3")  # packed_dtype
+    elif CASE == "scale_dtype":
+        c = tl.dot_scaled(a, scale.to(tl.float32), "e4m3", a, None, "e4m3")  # scale_dtype
     else:
         c = a.to(tl.float8e4b15).to(tl.float32)  # lacking
     tl.store(out_ptr + tl.arange(0, 32)[:, None] * 32 + tl.arange(0, 32)[None, :], c)
@@ -282,6 +312,8 @@ def misuse(a_ptr, out_ptr, CASE: tl.constexpr):
         ("out_dtype", "out_dtype must be tl.float32, got blkc.language.float16"),
         ("acc", "acc must be a float32 block of shape [32, 32]"),
         ("k", "operands hold different numbers of K elements: lhs 64, rhs 32"),
+        ("packed_dtype", "lhs in e2m1 must be uint8 (two elements a byte), got int32"),
+        ("scale_dtype", "lhs_scale must be uint8 (e8m0 exponents), got float32"),
         ("lacking", "blkc has no blkc.language.float8e4b15 (fp8e4b15)"),
     ],
 )
