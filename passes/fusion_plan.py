@@ -23,6 +23,7 @@ from blkc.passes.pointer_analysis import Overlap, PointerAnalysis
 _EXPENSIVE = (
     blk.LoadOp,
     blk.MathOp,
+    blk.MathFn2Op,
     blk.TrueDivOp,
     blk.FloorDivOp,
     blk.ModOp,
