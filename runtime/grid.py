@@ -70,6 +70,8 @@ def user_entry(function: F) -> F:
 
 
 def _is_user_error(err: Exception) -> bool:
+    if isinstance(err, AssertionError) and not err.args:
+        return False  # a bare `assert` of blkc's own failed: a bug, whose frames matter
     diagnostics = sys.modules.get("blkc.diagnostics")
     return isinstance(err, USER_ERRORS) or (
         diagnostics is not None and isinstance(err, diagnostics.BlkcError)

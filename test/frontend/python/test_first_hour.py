@@ -327,3 +327,22 @@ def test_kernels_print_short() -> None:
     kernel = fill.warmup(numpy.zeros(4, numpy.float32), 4)
     assert repr(kernel) == "<blkc.Kernel 'fill' for cpu>"
     assert len(repr(fill)) < 80 and "fill" in repr(fill)
+
+
+def test_only_user_errors_lose_blkc_frames() -> None:
+    from blkc.runtime.grid import user_entry
+
+    @user_entry
+    def refuses() -> None:
+        raise TypeError("kernel 'k': cannot pass list to a kernel")
+
+    @user_entry
+    def breaks() -> None:
+        raise AssertionError  # a bare assert of blkc's own: a bug, its frames kept
+
+    with pytest.raises(TypeError) as refused:
+        refuses()
+    assert [entry.name for entry in refused.traceback][-1] == "entry"
+    with pytest.raises(AssertionError) as broken:
+        breaks()
+    assert [entry.name for entry in broken.traceback][-2:] == ["entry", "breaks"]
