@@ -14,6 +14,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import blkc
+import blkc.language as tl
 from blkc import dtypes
 
 from .harness import TARGETS, Argument, assert_same, run_both
@@ -185,3 +187,34 @@ def test_value_loaded_before_a_store_is_not_reloaded_after_it() -> None:
     }
     """
     check(text, [np.arange(1, 5, dtype=np.float32), np.zeros(4, np.float32)])
+
+
+# --------------------------------------------------------------------------------------
+# Found against Triton 3.9's interpreter (triton_fuzz.py); Triton's values recorded
+# --------------------------------------------------------------------------------------
+
+
+@blkc.jit
+def sine_and_cosine(X, S, C):  # noqa: N803 - Triton's naming
+    offsets = tl.arange(0, 8)
+    x = tl.load(X + offsets)
+    tl.store(S + offsets, tl.sin(x))
+    tl.store(C + offsets, tl.cos(x))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="float32 sin/cos reduce by pi/2 in three float32 parts: wrong (even inf, NaN, "
+    "|sin| > 1) beyond |x| = 71476, where Triton is within an ulp",
+)
+def test_float32_sin_of_large_arguments() -> None:
+    x = np.array([1e30, 1e10, 71477, 3e38, -1e30, 1e20, 123456.7, 2**24], np.float32)
+    sine, cosine = np.zeros(8, np.float32), np.zeros(8, np.float32)
+    sine_and_cosine[(1,)](x, sine, cosine)
+    triton_sine = [-0.79116344, -0.48750603, -0.49345225, 0.8749049, 0.79116344, 0.6565767]
+    triton_sine += [-0.99941593, -0.77956367]
+    triton_cosine = [-0.6116048, 0.87311965, 0.86977285, -0.48429477, -0.6116048, 0.7542593]
+    triton_cosine += [-0.034172792, 0.626323]
+    ulp = np.spacing(np.float32(1))
+    np.testing.assert_allclose(sine, np.float32(triton_sine), rtol=0, atol=2 * ulp)
+    np.testing.assert_allclose(cosine, np.float32(triton_cosine), rtol=0, atol=2 * ulp)
