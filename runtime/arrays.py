@@ -154,9 +154,13 @@ class Reinterpreted:
 
 def _as_blkc_dtype(spec: Any) -> dtypes.DType:
     """`spec` as a blkc dtype: one of blkc's, a `tl` dtype, a NumPy or torch dtype, a name."""
-    blkc_dtype = getattr(spec, "blkc_dtype", None)
-    if blkc_dtype is not None:
-        return blkc_dtype
+    if hasattr(spec, "blkc_dtype"):  # a `tl` dtype
+        if spec.blkc_dtype is None:
+            raise dtypes.UnknownDTypeError(
+                f"blkc has no {spec!r} ({spec}): no kernel reads it (blkc's fp8 dtypes are "
+                "float8e4nv and float8e5)"
+            )
+        return spec.blkc_dtype
     if type(spec).__module__ == "torch":
         return dtypes.dtype(str(spec).removeprefix("torch."))
     return dtypes.dtype(spec)

@@ -338,3 +338,5 @@ def test_tritons_other_fp8_variants_exist_by_name() -> None:
         assert (d.fp_mantissa_width, d.exponent_bias) == (fraction, bias)
         assert tl.dtype(d.name) == d and d.blkc_dtype is None
     assert tl.float8e4b15.is_fp8e4b15() and not tl.float8e4b15.is_fp8e4nv()
+    with pytest.raises(TypeError, match=r"blkc has no blkc.language.float8e5b16 \(fp8e5b16\)"):
+        blkc.reinterpret(numpy.zeros(4, numpy.uint8), tl.float8e5b16)
