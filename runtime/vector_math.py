@@ -8,17 +8,18 @@ that results in the subnormal range and up to the overflow threshold stay exact)
 `exp2_f32` shares it with r = (x - n) ln2. `log_f32` and `log2_f32` share the reduction
 to a mantissa in [sqrt(1/2), sqrt(2)). `erf_f32` is x + x P(x**2) below 0.93 and
 1 - e**Q(|x|) above (Q fitted to log(erfc)). `sin_f32`/`cos_f32` reduce |x| by
-multiples of pi/2 in three FMA steps (Cody-Waite) and pick a degree-7 sine or degree-8
-cosine polynomial by quadrant; the reduction is exact enough for |x| < 71476 (NumPy's
-own vectorized bound), beyond which the error grows with |x| (NumPy switches to the C
-library there).
+multiples of pi/2 in three FMA steps (Cody-Waite) below 2**16 (the steps are exact
+enough up to 71476, NumPy's own vectorized bound) and, from there to float32's largest,
+by a table of (2**e 2/pi) mod 4 in double, one entry an exponent (Payne and Hanek's
+idea: only the bits of 2/pi near x's own matter); then they pick a degree-7 sine or
+degree-8 cosine polynomial by quadrant.
 
 Infinities, NaN, overflow to infinity and underflow to zero are handled by selects.
 Measured against NumPy in float64 (erf: Python's `math.erf`) rounded to float32, on the
 ranges test/e2e/test_math.py uses, in ulp within the normal range (identical infinities,
-zeros and NaN): exp, exp2, log, log2, tanh and erf 1; sin and cos 2 for |x| < 71476
-(1624 at |x| near 1e7). NumPy's own float32 exp and log are up to 3 and 4 ulp from the
-same reference.
+zeros and NaN): exp, exp2, log, log2, tanh and erf 1; sin and cos 2 (also over 2**20
+random float32 bit patterns). NumPy's own float32 exp and log are up to 3 and 4 ulp from
+the same reference.
 """
 
 from __future__ import annotations
@@ -282,8 +283,93 @@ def erf_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
 _SIN_POLY = (-0.0001952021411852911, 0.008332204073667526, -0.16666655242443085)
 _COS_POLY = (2.4438233594992198e-05, -0.0013887365348637104, 0.04166664555668831)
 _TWO_OVER_PI = 0.6366197723675814
-# pi/2 in three float32 parts (72 bits), subtracted by FMAs: k * part is exact in each.
+# pi/2 in three float32 parts (72 bits), subtracted by FMAs: k * part is exact in each
+# (below `_TRIG_LARGE`; beyond, `_reduce_large`).
 _PI_OVER_2 = (1.5707963705062866, -4.371138828673793e-08, -1.7151245100058819e-15)
+
+
+_TRIG_LARGE = 65536.0
+"""From here on (below the three-part reduction's bound, 71476) sin and cos reduce with
+`_reduction_table`."""
+_TRIG_EXPONENTS = range(143, 255)
+"""The biased float32 exponents of finite |x| >= `_TRIG_LARGE`."""
+
+
+def _two_over_pi(bits: int) -> int:
+    """floor(2/pi * 2**bits), from Machin's formula in integers (20 guard bits)."""
+    one = 1 << (bits + 20)
+
+    def arctan_inverse(n: int) -> int:  # atan(1/n) * one
+        total, term, k = 0, one // n, 0
+        while term:
+            total += term // (2 * k + 1) * (-1) ** k
+            term //= n * n
+            k += 1
+        return total
+
+    pi = 16 * arctan_inverse(5) - 4 * arctan_inverse(239)
+    return (2 * one << bits) // pi
+
+
+@functools.cache
+def _reduction_table() -> tuple[tuple[float, ...], ...]:
+    """For each biased exponent of `_TRIG_EXPONENTS`, (2**e * 2/pi) mod 4 for the e with
+    x = m * 2**e (m the 24-bit integer significand) in three doubles: 2+24 bits, 26 bits,
+    53 bits. m times either of the first two is exact."""
+    precision = 320
+    fraction = _two_over_pi(precision)
+    high, middle, low = [], [], []
+    for biased in _TRIG_EXPONENTS:
+        e = biased - 150
+        fixed = (fraction << e if e >= 0 else fraction >> -e) % (4 << precision)
+        high.append((fixed >> (precision - 24)) / 2.0**24)
+        middle.append(((fixed >> (precision - 50)) & (2**26 - 1)) / 2.0**50)
+        low.append(((fixed >> (precision - 103)) & (2**53 - 1)) / 2.0**103)
+    return tuple(high), tuple(middle), tuple(low)
+
+
+def _table(module: ir.Module, name: str, values: tuple[float, ...]) -> ir.GlobalVariable:
+    existing = module.globals.get(name)
+    if isinstance(existing, ir.GlobalVariable):
+        return existing
+    array = ir.ArrayType(F64, len(values))
+    table = ir.GlobalVariable(module, array, name=name)
+    table.initializer = ir.Constant(array, [ir.Constant(F64, v) for v in values])
+    table.global_constant = True
+    table.linkage = "internal"
+    return table
+
+
+def _reduce_large(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(k, r) with |x| = k pi/2 + r (k mod 4 as a float32 in [0, 4), |r| <= pi/4 as a
+    float32) for finite |x| >= `_TRIG_LARGE`: x * 2/pi mod 4 is m times the table's entry,
+    whose parts' products with m are exact, so that the fraction is exact to about 2**-75
+    absolutely (garbage elsewhere: callers select)."""
+    bits = b.bitcast(x, I32)
+    biased = b.and_(b.lshr(bits, ir.Constant(I32, 23)), ir.Constant(I32, 255))
+    index = b.sub(biased, ir.Constant(I32, _TRIG_EXPONENTS.start))
+    below = b.icmp_signed("<", index, ir.Constant(I32, 0))
+    index = b.select(below, ir.Constant(I32, 0), index)
+    last = ir.Constant(I32, len(_TRIG_EXPONENTS) - 1)
+    index = b.select(b.icmp_signed(">", index, last), last, index)
+    significand = b.or_(b.and_(bits, ir.Constant(I32, 2**23 - 1)), ir.Constant(I32, 2**23))
+    m = b.sitofp(significand, F64)
+    parts = []
+    for name, values in zip(("high", "middle", "low"), _reduction_table(), strict=True):
+        table = _table(b.module, f"blkc.two_over_pi.{name}", values)
+        entry = b.gep(table, [ir.Constant(I32, 0), index], inbounds=True)
+        parts.append(b.fmul(m, b.load(entry)))
+    high, middle, low = parts
+
+    def mod4(v: ir.Value) -> ir.Value:
+        quarter = _call(b, "llvm.floor", b.fmul(v, ir.Constant(F64, 0.25)))
+        return b.fsub(v, b.fmul(quarter, ir.Constant(F64, 4.0)))
+
+    high = mod4(high)
+    k = _call(b, "llvm.rint", b.fadd(high, middle))
+    fraction = b.fadd(b.fadd(b.fsub(high, k), middle), low)
+    r = b.fptrunc(b.fmul(fraction, ir.Constant(F64, math.pi / 2)), F32)
+    return b.fptrunc(mod4(k), F32), r
 
 
 def _sin_or_cos(module: ir.Module, b: ir.IRBuilder, x: ir.Argument, cosine: bool) -> ir.Value:
@@ -298,6 +384,10 @@ def _sin_or_cos(module: ir.Module, b: ir.IRBuilder, x: ir.Argument, cosine: bool
         r = b.call(fma, [k, _c(-part), r])
     # The quadrant, k mod 4, exact for every finite k (|x| beyond 2**31 included).
     quadrant_f = b.fsub(k, b.fmul(b.call(floor, [b.fmul(k, _c(0.25))]), _c(4.0)))
+    large = b.fcmp_ordered(">=", magnitude, _c(_TRIG_LARGE))
+    large_quadrant, large_r = _reduce_large(b, x)
+    quadrant_f = b.select(large, large_quadrant, quadrant_f)
+    r = b.select(large, large_r, r)
     quadrant = b.fptosi(quadrant_f, I32)
     if cosine:
         quadrant = b.add(quadrant, ir.Constant(I32, 1))  # cos(x) = sin(x + pi/2)

@@ -191,8 +191,8 @@ def _scale(s: CodeGenerator, scale: Any, decoded: SSAValue, side: str, tiny_scal
     groups = shape[-1] if shape else 0
     if len(shape) != len(target) or shape[:-1] != target[:-1] or not groups or k % groups:
         raise s.error(
-            f"dot_scaled's {side}_scale must be a block of shape [{rows}, K // group] (a group "
-            f"size dividing K = {k}) for a {side} of {list(target)} elements, got {v.type}"
+            f"dot_scaled's {side}_scale must be a block of shape [{rows}, K // group] (here "
+            f"[{target[-2]}, {k} // group], a group size dividing K), got {v.type}"
         )
     byte = _bytes(s, v, f"{side}_scale must be uint8 (e8m0 exponents)")
     byte = s.ir.cast(byte, dtypes.uint32)

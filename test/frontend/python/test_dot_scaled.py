@@ -307,7 +307,7 @@ def misuse(a_ptr, out_ptr, CASE: tl.constexpr):
     [
         ("format", "lhs_format must be one of 'e2m1', 'e4m3', 'e5m2', 'bf16', 'fp16', got 'e3m2'"),
         ("k_pack", "lhs_k_pack=False needs the e2m1 format, got 'e4m3'"),
-        ("scale_shape", "lhs_scale must be a block of shape [M, K // group]"),
+        ("scale_shape", "lhs_scale must be a block of shape [M, K // group] (here [32, 32 //"),
         ("dtype", "lhs in fp16 must hold float16 or uint16, got float32"),
         ("out_dtype", "out_dtype must be tl.float32, got blkc.language.float16"),
         ("acc", "acc must be a float32 block of shape [32, 32]"),
