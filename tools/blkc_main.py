@@ -133,6 +133,12 @@ def _main(argv: list[str] | None) -> int:
             if len(compiled) > 1 and args.emit:
                 print(f"// ----- kernel {name} -----")
             _output(kernel, args)
+        if not args.emit and not args.run:  # say what happened, and what else it can do
+            print(
+                f"blkc: compiled {', '.join(compiled)} (--emit=STAGE prints a stage, --run "
+                "runs it on generated inputs)",
+                file=sys.stderr,
+            )
     except BlkcError as err:
         print(err, file=sys.stderr)
         return 1

@@ -346,3 +346,16 @@ def test_only_user_errors_lose_blkc_frames() -> None:
     with pytest.raises(AssertionError) as broken:
         breaks()
     assert [entry.name for entry in broken.traceback][-2:] == ["entry", "breaks"]
+
+
+def test_blkc_without_emit_or_run_says_what_it_did(capsys: pytest.CaptureFixture[str]) -> None:
+    from blkc.tools.blkc_main import main
+
+    example = Path(__file__).resolve().parents[3] / "examples" / "vector_add.mlir"
+    assert main([str(example)]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "blkc: compiled vector_add (--emit=STAGE prints a stage, --run runs it on generated "
+        "inputs)\n"
+    )
