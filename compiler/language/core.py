@@ -426,6 +426,9 @@ def full(shape: Any, value: Any, dtype: Any, *, _semantic: CodeGenerator) -> ten
     if isinstance(value, tensor):
         return _semantic.wrap(ir.broadcast_to(ir.cast(value.handle, d.blkc_dtype), dims))
     fill = _semantic.constant(value, "full's value")
+    if d.is_int_unsigned() and type(fill) is int and fill < 0:
+        # Triton's builder takes no negative number for an unsigned constant.
+        raise _semantic.error(f"full's value {fill} is negative, and its dtype {d} is unsigned")
     return _semantic.wrap(ir.constant(fill, d.blkc_dtype, dims))
 
 

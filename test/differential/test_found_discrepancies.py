@@ -215,3 +215,19 @@ def test_float32_sin_and_cos_of_large_arguments() -> None:
     ulp = np.spacing(np.float32(1))
     np.testing.assert_allclose(sine, np.float32(triton_sine), rtol=0, atol=2 * ulp)
     np.testing.assert_allclose(cosine, np.float32(triton_cosine), rtol=0, atol=2 * ulp)
+
+
+@blkc.jit
+def full_of(OUT, VALUE: tl.constexpr):  # noqa: N803 - Triton's naming
+    tl.store(OUT + tl.arange(0, 2), tl.full([2], VALUE, tl.uint32))
+
+
+def test_full_of_a_negative_number_and_an_unsigned_dtype_is_refused() -> None:
+    # Triton refuses it (its builder's get_uint32 takes no negative number); blkc wrapped.
+    out = np.zeros(2, np.uint32)
+    full_of[(1,)](out, VALUE=4294967295)
+    assert out.tolist() == [4294967295] * 2
+    with pytest.raises(blkc.BlkcError, match="full's value -128 is negative") as caught:
+        full_of[(1,)](out, VALUE=-128)
+    assert "test_found_discrepancies.py" in str(caught.value)
+    assert "tl.full([2], VALUE, tl.uint32)" in str(caught.value)
