@@ -406,11 +406,31 @@ class Generator:
             low = "0.0" if kind(target) == "u" else "-100.0"
             text = f"tl.minimum(tl.maximum(tl.where({text} != {text}, 0.0, {text}), {low}), 100.0)"
         if a.literal:
-            text = f"tl.full({list(a.shape) or [1]}, {text}, {TL_NAME[self.rng.choice(DTYPES)]})"
+            # Only dtypes that hold the literal: for others Triton's interpreter refuses
+            # (NumPy's range check) where compiled Triton wraps or refuses.
+            text = f"tl.full({list(a.shape) or [1]}, {text}, {TL_NAME[self.holding(a)]})"
             shape: tuple[int, ...] = a.shape or (1,)
         else:
             shape = a.shape
         return Value(f"({text}).to({TL_NAME[target]})", target, shape, True)
+
+    def holding(self, literal: Value) -> str:
+        """A dtype that holds the value of `literal`."""
+        try:
+            value = float(literal.text)
+        except ValueError:  # a temporary bound to a literal
+            return "int32" if literal.dtype == "lit_int" else "fp32"
+        floats = [
+            d for d in DTYPES if kind(d) == "f" and abs(value) <= float(np.finfo(NUMPY[d]).max)
+        ]
+        if literal.dtype == "lit_float":
+            return self.rng.choice(floats)
+        ints = [
+            d
+            for d in DTYPES
+            if kind(d) in "iu" and np.iinfo(NUMPY[d]).min <= value <= np.iinfo(NUMPY[d]).max
+        ]
+        return self.rng.choice(ints + floats)
 
     def reduction(self) -> Value:
         blocks = [v for v in self.pool if v.shape]
