@@ -329,6 +329,11 @@ class Generator:
         if op in ("<<", ">>"):
             b = self.pick(a.shape, exact=True, kinds="iu")
             amount = self.rng.choice(["0", "1", "3", "7"]) if b.literal else f"({b.text} & 7)"
+            if op == ">>" and kind(a.dtype) == "i" and kind(promote(a.dtype, b.dtype)) == "u":
+                # Triton's interpreter shifts such a signed value right in int64 and
+                # keeps the int64 array under the unsigned type: later ops then mix
+                # int64 with uint64 arrays, which NumPy computes in float64.
+                amount = "3"
             return Value(f"({a.text} {op} {amount})", a.dtype, broadcast(a.shape, b.shape) or ())
         b = self.pick(a.shape, exact=needs_exact, kinds="biuL" if bitwise else "")
         if a.literal and b.literal:
@@ -503,7 +508,9 @@ class Generator:
         ints = [0, 2, -3, 17, 2**31 - 1, -(2**31), 2**33, 2**40, -(2**40), 2**63 - 1, 2**63]
         floats = [0.5, -0.0, 3.0, 1e30, -1.5e-3, float("nan"), float("inf"), 2.0**-120]
         chosen = [("s0", self.rng.choice(ints)), ("s1", self.rng.choice(floats))]
-        self.pool.append(Value("s0", "int64" if abs(chosen[0][1]) >= 2**31 else "int32", ()))
+        value = chosen[0][1]
+        dtype = "uint64" if value >= 2**63 else "int64" if abs(value) >= 2**31 else "int32"
+        self.pool.append(Value("s0", dtype, ()))
         return chosen
 
     def generate(self, name: str) -> Case:
