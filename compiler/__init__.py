@@ -83,6 +83,11 @@ _ALIASES = {
 }
 
 
+# Modules that Triton programs reach as attributes without importing them
+# (`triton.testing.do_bench`, `triton.runtime.driver.active`).
+_SUBMODULES = frozenset({"runtime", "testing"})
+
+
 def __dir__() -> list[str]:
     """The public names, the lazily loaded ones included, and the subpackages."""
     import pkgutil
@@ -92,6 +97,10 @@ def __dir__() -> list[str]:
 
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        from importlib import import_module
+
+        return import_module(f"blkc.{name}")
     module, attribute = _ALIASES.get(name) or (_LAZY.get(name), name)
     if module is None:
         raise AttributeError(f"module 'blkc' has no attribute {name!r}")
