@@ -11,7 +11,9 @@ helpers it calls) decides the parameter's kind from how the body uses it:
   argument of `tl.cdiv`, an entry of `tl.make_block_ptr`'s shape, strides or offsets or of
   `tl.advance`'s offsets: an integer;
 - meeting a float value in arithmetic (``var + eps``): a float, where no use above says
-  otherwise.
+  otherwise;
+- ``tl.static_assert(x.dtype.is_int())`` (or ``is_floating()``), as `tl.random`'s
+  functions check their seed: an integer (a float).
 
 Each value of the body is abstracted as a `Value`: its kind where it is known, else the
 undecided parameters whose kinds decide it (`follows`) and those of them that may be its
@@ -79,7 +81,15 @@ class Builtin:
     receiver: Value | None = None
 
 
-_Abstract: TypeAlias = Value | Constant | Builtin
+@dataclass(frozen=True)
+class DtypeTest:
+    """``x.dtype.is_int()`` or ``x.dtype.is_floating()``: asserted, `receiver` is of `kind`."""
+
+    receiver: Value
+    kind: Kind
+
+
+_Abstract: TypeAlias = Value | Constant | Builtin | DtypeTest
 _UNTRACKED = Value(untracked=True)
 
 
@@ -178,10 +188,13 @@ _LIKE_FIRST_ARGUMENT = frozenset(
     {
         "sum", "max", "min", "cumsum", "cumprod", "xor_sum", "abs", "broadcast_to",
         "reshape", "view", "trans", "permute", "expand_dims", "ravel", "multiple_of",
-        "max_contiguous", "max_constancy", "zeros_like",
+        "max_contiguous", "max_constancy", "zeros_like", "to_tensor",
     }
 )  # fmt: skip
 """Functions whose result is a value of their first argument's kind."""
+
+_DTYPE_TESTS = {"dtype.is_int": Kind.INT, "dtype.is_floating": Kind.FLOAT}
+"""A dtype's predicates that `tl.static_assert` turns into a kind."""
 
 _PROMOTING = {"maximum": 0, "minimum": 0, "clamp": 0, "fma": 0, "dot": 0, "where": 1}
 """Functions whose result promotes their arguments from this position on."""
@@ -451,6 +464,8 @@ class _Interpreter:
     def _attribute(self, base: _Abstract, attr: str) -> _Abstract:
         if isinstance(base, Value):
             return Builtin(attr, base)
+        if isinstance(base, Builtin) and base.name == "dtype" and base.receiver is not None:
+            return Builtin(f"dtype.{attr}", base.receiver)  # x.dtype.is_int
         if not isinstance(base, Constant):
             return _UNTRACKED
         found = getattr(base.value, attr, None)
@@ -550,6 +565,13 @@ class _Interpreter:
                     self._need_int(self.expr(entry))
 
     def _builtin(self, name: str, args: list[_Abstract], kwargs: dict[str, _Abstract]) -> _Abstract:
+        if name in _DTYPE_TESTS and isinstance(args[0], Value):
+            return DtypeTest(args[0], _DTYPE_TESTS[name])
+        if name == "static_assert" and args and isinstance(args[0], DtypeTest):
+            if args[0].kind is Kind.INT:
+                self._need_int(args[0].receiver)
+            else:
+                self._meet_float(args[0].receiver)
         if name in _POINTER_ARGUMENT:
             pointer = _argument(args, kwargs, _POINTER_ARGUMENT[name])
             self._need_pointer(pointer)

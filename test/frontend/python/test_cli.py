@@ -20,6 +20,7 @@ CONSTEXPR_VALUES = {
     "layernorm.py": ["-DBLOCK_SIZE=1024"],
     "mixed_dtypes.py": ["-DBLOCK_SIZE=1024"],
     "int_division.py": ["-DBLOCK_SIZE=1024"],
+    "dropout.py": ["-DBLOCK_SIZE=1024"],
 }
 """Each Python example with a kernel, and the `-D` values of its constexprs."""
 

@@ -185,3 +185,24 @@ def test_every_kernel_of_a_file_is_reported_at_once(
     assert f"{path}:6:19: error: no use in kernel 'fill'" in err
     # `src + start` is a pointer, but either could be it.
     assert f"{path}:11:10: error: no use in kernel 'copy' decides the type of 'src', 'start'" in err
+
+
+@blkc.jit
+def asserting_kernel(out_ptr, count, scale):
+    tl.static_assert(count.dtype.is_int(), "count is an integer")
+    tl.static_assert(scale.dtype.is_floating())
+    tl.store(out_ptr, count * scale)
+
+
+@blkc.jit
+def random_kernel(out_ptr, p, seed, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.where(tl.rand(seed, offsets) > p, 1.0, 0.0))
+
+
+def test_a_static_assert_on_a_dtype_predicate_decides_the_kind() -> None:
+    assert kinds(asserting_kernel) == {"out_ptr": POINTER, "count": INT, "scale": FLOAT}
+
+
+def test_the_seed_of_tl_random_is_an_integer_through_its_helpers() -> None:
+    assert kinds(random_kernel) == {"out_ptr": POINTER, "p": FLOAT, "seed": INT}
