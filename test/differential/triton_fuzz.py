@@ -294,8 +294,10 @@ class Generator:
             choices = [v for v in choices if kind(v.dtype) in kinds]
         if not choices or self.chance(0.12):
             return self.literal("F" in kinds or not kinds)
-        recent = choices[-3:]
-        return self.rng.choice(recent if self.chance(0.5) else choices)
+        temporaries = [v for v in choices if v.text.startswith("t")]
+        if temporaries and self.chance(0.6):  # chains of ops, not only ops of the loads
+            return self.rng.choice(temporaries[-2:])
+        return self.rng.choice(choices)
 
     def block(self, shape: tuple[int, ...] | None, exact: bool) -> Value:
         """A value of the pool that is no literal (the loads always are there)."""
@@ -517,7 +519,7 @@ class Generator:
         two_d = self.chance(0.6)
         load_lines, arrays = self.loads(two_d)
         scalars = self.scalars()
-        for _ in range(self.rng.randint(1, 5)):
+        for _ in range(self.rng.randint(1, 7)):
             self.bind(self.expression())
         while self.statements[-1].literal:
             self.bind(self.binary())
