@@ -313,10 +313,10 @@ def plot(
     xs = table.column(bench.x_names[0])
     for i, label in enumerate(spread):
         color, style = bench.styles[i] if bench.styles else (None, None)
-        axes.plot(xs, table.column(label), label=label, color=color, linestyle=style)
+        (line,) = axes.plot(xs, table.column(label), label=label, color=color, linestyle=style)
         lows, highs = zip(*spread[label], strict=True)
         if all(v is not None for v in lows + highs):
-            axes.fill_between(xs, lows, highs, alpha=0.15, color=color)
+            axes.fill_between(xs, lows, highs, alpha=0.15, color=line.get_color())
     axes.legend()
     axes.set_xlabel(bench.xlabel or bench.x_names[0])
     axes.set_ylabel(bench.ylabel)
