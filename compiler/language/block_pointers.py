@@ -20,8 +20,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from blkc import dtypes
-from blkc.dialects.types import PtrType, element_type, shape_of
 from blkc.language.core import builtin, tensor
+
+
+class _Types:
+    """`blkc.dialects.types`, imported at first use: `import blkc.language` stays free of
+    xDSL (kernels only need it once they compile)."""
+
+    def __getattr__(self, name: str) -> Any:
+        from blkc.dialects import types as module
+
+        return getattr(module, name)
+
+
+types = _Types()
 
 if TYPE_CHECKING:
     from xdsl.ir import SSAValue
@@ -100,7 +112,7 @@ def _scalars(
     found = []
     for v in values:
         handle = sem.value(v, f"make_block_ptr's {what}")
-        if shape_of(handle.type):
+        if types.shape_of(handle.type):
             raise sem.error(f"make_block_ptr's {what} must be scalars, got {handle.type}")
         found.append(sem.wrap(sem.ir.cast(handle, dtype)))
     return tuple(found)
@@ -122,7 +134,9 @@ def make_block_ptr(
     varying (a layout hint)."""
     sem = _semantic
     pointer = sem.value(base, "make_block_ptr's base")
-    if shape_of(pointer.type) or not isinstance(element_type(pointer.type), PtrType):
+    if types.shape_of(pointer.type) or not isinstance(
+        types.element_type(pointer.type), types.PtrType
+    ):
         raise sem.error(
             "Expected `base` to be a pointer type (but not a block pointer type or others): "
             f"make_block_ptr's base must be a scalar pointer, got {pointer.type}"
@@ -232,7 +246,7 @@ def load(
     padding = sem.constant(padding_option, "padding_option")
     if padding not in ("", "zero", "nan"):
         raise sem.error(f"Padding option {padding} not supported: use '', 'zero' or 'nan'")
-    pointee = dtypes.from_xdsl(element_type(pointer.base.handle.type).pointee)  # type: ignore[attr-defined]
+    pointee = dtypes.from_xdsl(types.element_type(pointer.base.handle.type).pointee)  # type: ignore[attr-defined]
     if padding == "nan" and not pointee.is_float:
         raise sem.error(
             f"Padding option `nan` is not supported for integer block pointers ({pointee.name})"
@@ -255,6 +269,6 @@ def store(
         )
     block, in_bounds = _expand(sem, pointer, boundary_check)
     data = sem.ir.typed(sem.value(value, "store's value"))
-    if shape_of(data.type) != pointer.block_shape:
+    if types.shape_of(data.type) != pointer.block_shape:
         data = sem.ir.broadcast_to(data, pointer.block_shape)
     sem.ir.store(block, data, in_bounds)

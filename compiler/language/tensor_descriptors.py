@@ -17,8 +17,8 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from blkc import dtypes
-from blkc.dialects.types import PtrType, element_type, shape_of
 from blkc.language import block_pointers
+from blkc.language.block_pointers import types
 from blkc.language.core import builtin, from_blkc, tensor
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class TensorDescriptor:
 
     @property
     def element(self) -> dtypes.DType:
-        return dtypes.from_xdsl(element_type(self.pointer.base.handle.type).pointee)  # type: ignore[attr-defined]
+        return dtypes.from_xdsl(types.element_type(self.pointer.base.handle.type).pointee)  # type: ignore[attr-defined]
 
     def __repr__(self) -> str:
         return f"tensor descriptor (block_shape={self.block_shape}, {self.element.name})"
@@ -97,9 +97,11 @@ def make_tensor_descriptor(
     if rank != len(shape):
         raise sem.error(f"Expected block_shape to have {len(shape)} dimensions but got {rank}")
     pointer = sem.value(base, "make_tensor_descriptor's base")
-    if shape_of(pointer.type) or not isinstance(element_type(pointer.type), PtrType):
+    if types.shape_of(pointer.type) or not isinstance(
+        types.element_type(pointer.type), types.PtrType
+    ):
         raise sem.error(f"base must be a pointer type, got {pointer.type}")
-    element = dtypes.from_xdsl(element_type(pointer.type).pointee)  # type: ignore[attr-defined]
+    element = dtypes.from_xdsl(types.element_type(pointer.type).pointee)  # type: ignore[attr-defined]
     size = max(element.width // 8, 1)
     if block[-1] * size < 16:
         raise sem.error(
@@ -163,9 +165,9 @@ def load_tensor_descriptor(desc: Any, offsets: Any, *, _semantic: CodeGenerator)
 
 def _stored(sem: CodeGenerator, d: TensorDescriptor, value: Any) -> tensor:
     data = sem.ir.typed(sem.value(value, "the value"))
-    if list(shape_of(data.type)) != d.block_shape:
+    if list(types.shape_of(data.type)) != d.block_shape:
         raise sem.error(
-            f"expected value shape {d.block_shape}, got {list(shape_of(data.type))}: a "
+            f"expected value shape {d.block_shape}, got {list(types.shape_of(data.type))}: a "
             "descriptor stores whole blocks"
         )
     return sem.wrap(sem.ir.cast(data, d.element))
