@@ -22,10 +22,12 @@ A global that changes after a compile recompiles the kernel at its next launch.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import inspect
 import os
 import re
+import sys
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +37,7 @@ import numpy
 
 from blkc import autotuning
 from blkc.frontend.captures import Captures, capture, key_of
-from blkc.runtime.grid import Grid, Launchable, check_num_cpu_threads, user_entry
+from blkc.runtime.grid import ENTRY_CODES, Grid, Launchable, check_num_cpu_threads, user_entry
 
 _IGNORED_OPTIONS = frozenset(
     {"num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
@@ -172,6 +174,11 @@ class JITFunction(_Launchable):
         self._variants: dict[tuple[Any, ...], Any] = {}
         self._captures: Captures | None = None
         """What the kernel reads from outside, as of its variants' compiles."""
+        self._fast: list[_FastEntry] = []
+        """Launch stubs of recently launched variants (`_launch_fast`), newest first."""
+        self._launched: tuple[Any, ...] | None = None
+        """The variant and keywords of the last launch through Python."""
+        self._grids: dict[Any, _GridLaunch] = {}
 
     def __repr__(self) -> str:
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
@@ -201,6 +208,7 @@ class JITFunction(_Launchable):
         source_replaced(self.fn)
         self._variants.clear()
         self._captures = None
+        self._fast = []
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
@@ -392,10 +400,139 @@ class JITFunction(_Launchable):
     ) -> None:
         """Compile (once per specialization) and launch over `grid`, on CPU targets on at
         most `num_cpu_threads` threads (None: every core)."""
+        self._run(args, grid, policy, target, num_warps, arch, num_cpu_threads, kwargs)
+
+    def _run(
+        self,
+        args: Sequence[Any],
+        grid: Any,
+        policy: str | None,
+        target: str | None,
+        num_warps: int | None,
+        arch: str | None,
+        num_cpu_threads: int | None,
+        kwargs: dict[str, Any],
+    ) -> tuple[Any, dict[str, Any]]:
         options = {"num_warps": num_warps, "num_cpu_threads": num_cpu_threads}
         arguments = self._bind(args, self._with_options(kwargs, **options))
         kernel, runtime = self.compile_for(arguments, policy, target, num_warps, arch)
         kernel.run(grid, runtime, arguments, num_cpu_threads)
+        return kernel, arguments
+
+    def _meta(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The arguments by name that a grid function gets, for a launch's arguments and
+        keywords (launch options included)."""
+        options = {n: kwargs[n] for n in ("num_warps", "num_cpu_threads") if n in kwargs}
+        rest = {k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS}
+        return self._bind(args, self._with_options(rest, **options))
+
+    def _run_noted(self, grid: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        """`run`, then `_note_launch` with the launch's own keywords."""
+        options = {name: kwargs.get(name) for name in _LAUNCH_OPTIONS}
+        rest = {k: v for k, v in kwargs.items() if k not in options}
+        kernel, arguments = self._run(args, grid, **options, kwargs=rest)
+        self._note_launch(kernel, args, kwargs, arguments, options["num_cpu_threads"])
+
+    # -- launch stubs --------------------------------------------------------------------
+
+    def __getitem__(self, grid: Grid) -> Callable[..., None]:
+        if type(grid) is not tuple:  # functions are not kept: they may hold arrays
+            return _GridLaunch(self, grid)
+        launcher = self._grids.get(grid)
+        if launcher is None:
+            launcher = _GridLaunch(self, grid)
+            if len(self._grids) < 64:
+                self._grids[grid] = launcher
+        return launcher
+
+    def _launch_fast(self, sizes: tuple[int, int, int], args: tuple[Any, ...], kwargs: Any) -> bool:
+        """Launch through a stub of an earlier launch's variant, if one takes these
+        arguments; False when none did (nothing ran)."""
+        environment = _environment()
+        for entry in self._fast:
+            if (
+                entry.kwargs == kwargs
+                and entry.environment == environment
+                and entry.kwtypes == tuple(map(type, kwargs.values()))
+                and self._captures is entry.captures
+                and entry.captures.fresh()
+            ):
+                ran = entry.stub.call(*sizes, *args)
+                if ran is None:
+                    return True
+                if ran:
+                    entry.raise_errors()
+                    return True
+        return False
+
+    def _note_launch(
+        self,
+        kernel: Any,
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+        arguments: dict[str, Any],
+        num_cpu_threads: int | None,
+    ) -> None:
+        """After a launch through Python: the second launch in a row of the same variant
+        with the same keywords builds a stub for the launches after it."""
+        from blkc.runtime import fast_launch
+
+        signature = (kernel, tuple(kwargs.items()), len(args))
+        repeated, self._launched = self._launched == signature, signature
+        if not repeated or not fast_launch.available():
+            return
+        environment = _environment()
+        same = [e for e in self._fast if e.kernel is kernel and e.kwargs == kwargs]
+        if any(e.environment == environment and e.captures is self._captures for e in same):
+            return  # its stub left this launch to Python (a large grid, an odd argument)
+        entry = _FastEntry.build(self, kernel, args, kwargs, arguments, num_cpu_threads)
+        if entry is not None:
+            others = [e for e in self._fast if all(e is not s for s in same)]
+            self._fast = [entry, *others[:3]]
+
+    def _fast_args(
+        self, kernel: Any, args: Sequence[Any], arguments: dict[str, Any]
+    ) -> list[Any] | None:
+        """What a stub accepts for each positional argument (`fast_launch.Arg`), or None
+        where this launch cannot have a stub (a runtime argument given by name, an
+        argument that is not a NumPy array or a Python number)."""
+        from blkc.runtime.fast_launch import Arg
+
+        names = self.arg_names[: len(args)]
+        specs = {name: self._spec(name, value) for name, value in arguments.items()}
+        runtime = [name for name, spec in specs.items() if spec.mlir is not None]
+        if not set(runtime) <= set(names):
+            return None
+        index = {name: i for i, name in enumerate(runtime)}
+        plan = []
+        for name, value in zip(names, args, strict=True):
+            spec = specs[name]
+            if spec.mlir is None:
+                plan.append(Arg("constant", value=value))
+                continue
+            at = index[name]
+            if spec.mlir.startswith("!blk.ptr") and type(value) is numpy.ndarray:
+                written = kernel.writes[at] if at < len(kernel.writes) else True
+                plan.append(Arg("array", at, dtype=value.dtype, written=written))
+            elif spec.mlir == "i1" and type(value) is bool:
+                plan.append(Arg("bool", at))
+            elif spec.mlir in ("i32", "i64") and type(value) is int:
+                narrow = (-(2**31), 2**31 - 1)
+                plan.append(
+                    Arg(
+                        "int",
+                        at,
+                        bounds=narrow if spec.mlir == "i32" else (-(2**63), 2**63 - 1),
+                        excluded=(0, -1) if spec.mlir == "i32" else narrow,
+                        not_one=name not in self.do_not_specialize,
+                        multiple_of_16={"True": True, "False": False}.get(spec.hint),
+                    )
+                )
+            elif spec.mlir == "f32" and type(value) is float:
+                plan.append(Arg("float", at))
+            else:
+                return None
+        return plan
 
     @user_entry
     def warmup(
@@ -415,6 +552,131 @@ class JITFunction(_Launchable):
         arguments = self._bind(args, self._with_options(kwargs, **options))
         kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
         return kernel.prepare()
+
+
+_SIMPLE_KEYWORDS = (int, float, str, bool, type(None))
+
+
+_LAUNCH_OPTIONS = ("policy", "target", "num_warps", "arch", "num_cpu_threads")
+
+
+def _environment() -> tuple[Any, ...]:
+    """What a variant depends on besides its arguments and keywords, as cheap to read as
+    can be: the default policy and the environment variables compile_for reads."""
+    promotion = sys.modules["blkc.promotion"]
+    data = getattr(os.environ, "_data", None)
+    if data is None:  # not CPython's os.environ
+        return (promotion._default, *(os.environ.get(v) for v in _ENVIRONMENT))
+    return (promotion._default, *(data.get(k) for k in _ENVIRONMENT_KEYS))
+
+
+_ENVIRONMENT = ("BLKC_POLICY", "BLKC_TARGET", "BLKC_CHECK_BOUNDS", "BLKC_STREAM_BYTES")
+_ENVIRONMENT_KEYS = (
+    tuple(os.fsencode(v) for v in _ENVIRONMENT) if os.name == "posix" else _ENVIRONMENT
+)
+
+
+@dataclass(eq=False)
+class _FastEntry:
+    """A launch stub of one variant (`blkc.runtime.fast_launch`) and what it assumes."""
+
+    kernel: Any
+    stub: Any
+    kwargs: dict[str, Any]
+    kwtypes: tuple[type, ...]
+    environment: tuple[Any, ...]
+    captures: Captures
+
+    @classmethod
+    def build(
+        cls,
+        fn: JITFunction,
+        kernel: Any,
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+        arguments: dict[str, Any],
+        num_cpu_threads: int | None,
+    ) -> _FastEntry | None:
+        from blkc.backends.cpu import CpuProgram
+        from blkc.language import core as tl
+        from blkc.runtime import fast_launch, launch
+        from blkc.runtime.llvm_emitter import abi_type
+
+        program = kernel.program
+        if not isinstance(program, CpuProgram) or program.interruptible:
+            return None
+        if any(
+            type(v) not in _SIMPLE_KEYWORDS and not isinstance(v, tl.dtype) for v in kwargs.values()
+        ):
+            return None
+        plan = fn._fast_args(kernel, args, arguments)
+        binaries = dict(program._binaries)
+        if plan is None or not binaries or fn._captures is None:
+            return None
+        stub = fast_launch.build(
+            plan,
+            [abi_type(t) for t in program.abi],
+            {noalias: b.compiled.address(program.launcher) for noalias, b in binaries.items()},
+            [ctypes.addressof(b.errors) for b in binaries.values()],
+            ctypes.addressof(launch.failure_count),
+            launch.stream_threshold(),
+            inline_always=num_cpu_threads == 1 or launch._cores() == 1,
+        )
+        entry = cls(kernel, stub, dict(kwargs), tuple(map(type, kwargs.values())),
+                    _environment(), fn._captures)  # fmt: skip
+        entry.binaries = list(binaries.values())  # type: ignore[attr-defined]
+        return entry
+
+    def raise_errors(self) -> None:
+        """Raise what the stub's launch recorded, as a launch through Python does."""
+        from blkc.runtime import launch
+
+        program = self.kernel.program
+        for binary in self.binaries:  # type: ignore[attr-defined]
+            binary.check_accesses(self.kernel.name, program.accesses)
+        launch.raise_failures()
+
+
+class _GridLaunch:
+    """``kernel[grid]``: launches through a stub where one takes the arguments, else
+    through Python (`JITFunction.run`)."""
+
+    __slots__ = ("fn", "grid", "sizes")
+
+    def __init__(self, fn: JITFunction, grid: Grid):
+        from blkc.runtime.launch import normalize_grid
+
+        self.fn = fn
+        self.grid = grid
+        self.sizes: tuple[int, int, int] | None = None
+        if not callable(grid):
+            try:
+                self.sizes = normalize_grid(grid, {})
+            except (TypeError, ValueError):
+                pass  # the launch through Python says what is wrong with it
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        fn = self.fn
+        try:
+            if fn._fast:
+                sizes = self.sizes
+                if sizes is None and callable(self.grid):
+                    from blkc.runtime.launch import normalize_grid
+
+                    sizes = normalize_grid(self.grid, fn._meta(args, kwargs))
+                if sizes is not None and fn._launch_fast(sizes, args, kwargs):
+                    return
+            fn._run_noted(self.grid, args, kwargs)
+        except Exception as err:
+            from blkc.runtime.grid import _hide_entry_frames, _is_user_error
+
+            if not _is_user_error(err) or os.environ.get("BLKC_TRACEBACK") == "1":
+                raise
+            _hide_entry_frames()
+            raise err.with_traceback(None) from None
+
+
+ENTRY_CODES.add(_GridLaunch.__call__.__code__)
 
 
 def jit(

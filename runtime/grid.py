@@ -95,11 +95,18 @@ def _hide_entry_frames() -> None:
     sys.excepthook = hook
 
 
+ENTRY_CODES: set[Any] = set()
+"""The code of other functions where user code enters blkc (as `user_entry`'s `entry`),
+whose frames an uncaught user error's traceback leaves out."""
+
+
 def _without_entry_frames(tb: TracebackType | None) -> TracebackType | None:
     frames: list[TracebackType] = []
     while tb is not None:
         code = tb.tb_frame.f_code
-        if not (code.co_name == "entry" and code.co_filename == __file__):
+        if not (code.co_name == "entry" and code.co_filename == __file__) and (
+            code not in ENTRY_CODES
+        ):
             frames.append(tb)
         tb = tb.tb_next
     for outer, inner in zip(frames, frames[1:] + [None], strict=True):

@@ -58,13 +58,26 @@ them once, to nearest even)."""
 
 _failures: list[str] = []
 _failures_lock = threading.Lock()
+failure_count = ctypes.c_int32(0)
+"""How many assertions have failed in this process: a launch stub (`fast_launch`) compares
+it before and after its launch."""
 
 
 @ctypes.CFUNCTYPE(None, ctypes.c_char_p)
 def _assert_fail(message: bytes) -> None:
     with _failures_lock:
+        failure_count.value += 1
         if len(_failures) < 16:
             _failures.append(message.decode(errors="replace"))
+
+
+def raise_failures() -> None:
+    """Raise the first failed assertion the last launch recorded, as AssertionError."""
+    with _failures_lock:
+        failed = list(_failures)
+        _failures.clear()
+    if failed:
+        raise AssertionError(failed[0])
 
 
 _cancel = ctypes.c_int32(0)
@@ -372,7 +385,4 @@ def run_grid(
             for helper in helpers:
                 if not helper.cancel():  # a helper that has not started has nothing left
                     helper.result()
-    with _failures_lock:
-        failed = list(_failures)
-    if failed:
-        raise AssertionError(failed[0])
+    raise_failures()

@@ -1,0 +1,452 @@
+"""Launch stubs: a launch of a compiled kernel checked and run in native code.
+
+A launch through Python (`launch.convert_args`, `run_grid`) costs tens of microseconds:
+it looks at every argument through NumPy's Python API, builds ctypes values, a bounds
+table and a thread plan. Once a kernel variant has been launched, a *stub* does the same
+for later launches of that variant in about a microsecond: a function JIT-compiled for
+the variant's arguments, called with the grid and the launch's positional arguments
+(``stub(g0, g1, g2, *args)``, as a builtin function through CPython's vectorcall, so no
+ctypes conversion runs). It reads each argument where CPython and NumPy keep it (the
+object's type, an array's data pointer, dimensions, dtype descriptor and flags, an int's
+value through the C API) and checks that the argument is what the variant was compiled
+for and what `convert_args` would accept:
+
+- an array: exactly a `numpy.ndarray`, of the pointee's dtype (its descriptor is the
+  dtype's own), contiguous, writeable where the kernel stores through it;
+- an int: exactly an `int` in the range and with the divisibility by 16 the variant's
+  specialization says (and not 1, which specializes, unless the parameter does not);
+- a bool or a float: exactly a `bool` or a `float`;
+- a compiled-in constant: equal to the variant's value, of the same type.
+
+Then it fills the bounds table (on its stack), picks the variant whose arrays may or may
+not overlap, and, when the work is small (one program, or arrays of at most
+`INLINE_BYTES` bytes in all), runs the grid on the calling thread. It returns None when
+the launch ran, True when it ran and recorded an out-of-bounds access or a failed
+assertion (the caller raises it as a Python launch does), and False when it did nothing:
+any argument it does not recognise, a launch large enough for the thread pool, or a
+variant not compiled yet. The caller then takes the Python path, which raises the same
+errors as always. A stub never raises and never runs a launch the Python path would
+refuse.
+
+The object layouts read here are CPython's (64-bit, 3.11 and later: `ob_type` at 8) and
+NumPy's `PyArrayObject_fields`; `available()` checks them on a probe array once, and
+without them no stub is built.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import llvmlite.ir as ir
+import numpy
+
+I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+PTR = ir.PointerType()
+DOUBLE = ir.DoubleType()
+
+INLINE_BYTES = 1 << 18
+"""Launches whose arrays hold at most this many bytes in all run on the calling thread:
+waking the pool's threads costs more than they would save."""
+
+# CPython and NumPy object layouts (64-bit).
+_OB_TYPE = 8
+_ARRAY_DATA, _ARRAY_ND, _ARRAY_DIMS, _ARRAY_DESCR, _ARRAY_FLAGS = 16, 24, 32, 56, 64
+_C_CONTIGUOUS, _F_CONTIGUOUS, _WRITEABLE = 0x1, 0x2, 0x400
+
+_FALLBACK, _DONE, _FAILED = False, None, True
+"""What a stub returns: nothing ran / the launch ran / it ran and recorded an error."""
+
+
+@cache
+def available() -> bool:
+    """Whether this interpreter lays its objects out as the stubs read them."""
+    if sys.implementation.name != "cpython" or ctypes.sizeof(ctypes.c_void_p) != 8:
+        return False
+    probe = numpy.zeros((3, 5), numpy.float32)[:, :4]
+
+    def word(offset: int, kind: type = ctypes.c_uint64) -> int:
+        return kind.from_address(id(probe) + offset).value  # type: ignore[attr-defined,no-any-return]
+
+    dims = word(_ARRAY_DIMS)
+    return (
+        word(_OB_TYPE) == id(numpy.ndarray)
+        and word(_ARRAY_DATA) == probe.__array_interface__["data"][0]
+        and word(_ARRAY_ND, ctypes.c_int32) == 2
+        and ctypes.c_int64.from_address(dims).value == 3
+        and ctypes.c_int64.from_address(dims + 8).value == 4
+        and word(_ARRAY_DESCR) == id(probe.dtype)
+        and not word(_ARRAY_FLAGS, ctypes.c_int32) & (_C_CONTIGUOUS | _F_CONTIGUOUS)
+        and bool(word(_ARRAY_FLAGS, ctypes.c_int32) & _WRITEABLE)
+    )
+
+
+@dataclass(frozen=True)
+class Arg:
+    """What a stub accepts for one positional argument, and where it goes."""
+
+    kind: str
+    """``array``, ``int``, ``bool``, ``float`` or ``constant``."""
+    runtime: int | None = None
+    """The launcher parameter it becomes (None: a compiled-in constant)."""
+    dtype: Any = None
+    """An array's NumPy dtype."""
+    written: bool = False
+    """Whether the kernel may store through the array."""
+    bounds: tuple[int, int] = (0, 0)
+    """An int's accepted range, inclusive."""
+    excluded: tuple[int, int] = (0, -1)
+    """A range inside `bounds` it must not be in (a narrower specialization's)."""
+    not_one: bool = False
+    """An int equal to 1 specializes: the stub leaves it to the Python path."""
+    multiple_of_16: bool | None = None
+    """An int's divisibility by 16, where the specialization depends on it."""
+    value: Any = None
+    """A constant's value."""
+
+
+@dataclass
+class Stub:
+    """A compiled stub; `call(g0, g1, g2, *args)` as the module's docstring says."""
+
+    call: Any
+    module: Any
+    keep: list[Any]
+
+
+_METH_FASTCALL = 0x0080
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [  # noqa: RUF012 - ctypes' declaration
+        ("ml_name", ctypes.c_char_p),
+        ("ml_meth", ctypes.c_void_p),
+        ("ml_flags", ctypes.c_int),
+        ("ml_doc", ctypes.c_char_p),
+    ]
+
+
+def _builtin(address: int, name: str, keep: list[Any]) -> Any:
+    """A builtin function object whose C implementation is at `address`
+    (``PyObject *f(PyObject *self, PyObject *const *args, Py_ssize_t nargs)``)."""
+    definition = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
+    keep.append(definition)
+    new = ctypes.pythonapi.PyCFunction_NewEx
+    new.restype = ctypes.py_object
+    new.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.py_object]
+    return new(ctypes.byref(definition), None, None)
+
+
+def _c_api(name: str) -> int:
+    return ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value or 0
+
+
+_serial = itertools.count()
+_lock = threading.Lock()
+
+
+class _Emitter:
+    """Emits one stub's LLVM IR (see the module's docstring)."""
+
+    def __init__(
+        self,
+        args: Sequence[Arg],
+        abi: Sequence[ir.Type],
+        launchers: dict[bool, str],
+        errors_addresses: Sequence[int],
+        failures_address: int,
+        threshold: int,
+        inline_always: bool,
+    ):
+        self.args = list(args)
+        self.abi = list(abi)
+        self.module = ir.Module(name="blkc_stub")
+        self.name = f"blkc_stub_{next(_serial)}"
+        launcher_type = ir.FunctionType(ir.VoidType(), [*self.abi, PTR, I64, I64, I32, I32, I32])
+        self.launchers = {
+            noalias: ir.Function(self.module, launcher_type, name=symbol)
+            for noalias, symbol in launchers.items()
+        }
+        self.errors_addresses = list(errors_addresses)
+        self.failures_address = failures_address
+        self.threshold = threshold
+        self.inline_always = inline_always
+        self.keep: list[Any] = []
+        signature = ir.FunctionType(PTR, [PTR, PTR, I64])
+        self.function = ir.Function(self.module, signature, name=self.name)
+        self.b = ir.IRBuilder(self.function.append_basic_block("entry"))
+        self.fallback = self.function.append_basic_block("fallback")
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def api(self, name: str, result: ir.Type, params: Sequence[ir.Type]) -> ir.Function:
+        """A C API function, called by its address (bound as an LLVM symbol)."""
+        symbol = f"{self.name}.{name}"
+        existing = self.module.globals.get(symbol)
+        if isinstance(existing, ir.Function):
+            return existing
+        _symbols[symbol] = _c_api(name)
+        return ir.Function(self.module, ir.FunctionType(result, list(params)), name=symbol)
+
+    def address(self, value: object) -> ir.Constant:
+        """`value`'s address (the object is kept alive with the stub)."""
+        self.keep.append(value)
+        return ir.Constant(I64, id(value))
+
+    def word(self, obj: ir.Value, offset: int, kind: ir.Type = I64) -> ir.Value:
+        b = self.b
+        return b.load(b.gep(obj, [ir.Constant(I64, offset)], source_etype=I8), typ=kind)
+
+    def check(self, ok: ir.Value, label: str) -> None:
+        """Go on where `ok`, else to the fallback."""
+        go_on = self.function.append_basic_block(label)
+        self.b.cbranch(ok, go_on, self.fallback)
+        self.b.position_at_end(go_on)
+
+    def give(self, value: object) -> None:
+        """Return `value` (None, True or False), a new reference."""
+        incref = self.api("Py_IncRef", ir.VoidType(), [PTR])
+        obj = self.b.inttoptr(self.address(value), PTR)
+        self.b.call(incref, [obj])
+        self.b.ret(obj)
+
+    def long(self, obj: ir.Value) -> ir.Value:
+        """An exact int's value (the fallback where it does not fit 64 bits)."""
+        b = self.b
+        self.check(b.icmp_unsigned("==", self.word(obj, _OB_TYPE), self.address(int)), "int")
+        overflow = b.alloca(I32)
+        as_long = self.api("PyLong_AsLongLongAndOverflow", I64, [PTR, PTR])
+        value = b.call(as_long, [obj, overflow])
+        self.check(b.icmp_signed("==", b.load(overflow), ir.Constant(I32, 0)), "fits")
+        return value
+
+    # -- the stub ----------------------------------------------------------------------
+
+    def emit(self) -> str:
+        b = self.b
+        count = ir.Constant(I64, 3 + len(self.args))
+        self.check(b.icmp_signed("==", self.function.args[2], count), "counted")
+        items = self.function.args[1]
+
+        def item(index: int) -> ir.Value:
+            return b.load(b.gep(items, [ir.Constant(I64, index)], source_etype=PTR), typ=PTR)
+
+        grid = [self.long(item(axis)) for axis in range(3)]
+        runtime: dict[int, ir.Value] = {}
+        spans: list[tuple[int, ir.Value, ir.Value]] = []
+        for position, arg in enumerate(self.args):
+            obj = item(3 + position)
+            if arg.kind == "array":
+                runtime[arg.runtime], start, end = self.array(obj, arg)  # type: ignore[index]
+                spans.append((arg.runtime, start, end))  # type: ignore[arg-type]
+            elif arg.kind == "int":
+                runtime[arg.runtime] = self.integer(obj, arg)  # type: ignore[index]
+            elif arg.kind == "bool":
+                runtime[arg.runtime] = self.boolean(obj)  # type: ignore[index]
+            elif arg.kind == "float":
+                runtime[arg.runtime] = self.real(obj, self.abi[arg.runtime])  # type: ignore[index]
+            else:
+                self.constant(obj, arg.value)
+        total = b.mul(b.mul(grid[0], grid[1]), grid[2])
+        empty = self.function.append_basic_block("empty")
+        work = self.function.append_basic_block("work")
+        b.cbranch(b.icmp_signed("==", total, ir.Constant(I64, 0)), empty, work)
+        b.position_at_end(empty)
+        self.give(_DONE)
+        b.position_at_end(work)
+        disjoint = self.pick_launcher(spans)
+        if not self.inline_always:
+            size = ir.Constant(I64, 0)
+            for _, start, end in spans:
+                size = b.add(size, b.sub(end, start))
+            small = b.icmp_unsigned("<=", size, ir.Constant(I64, INLINE_BYTES))
+            self.check(b.or_(small, b.icmp_signed("==", total, ir.Constant(I64, 1))), "inline")
+        table_type = ir.ArrayType(I64, 2 * len(self.abi) + 1)
+        table = b.alloca(table_type)
+        for index, start, end in spans:
+            for offset, value in ((2 * index, start), (2 * index + 1, end)):
+                slot = b.gep(table, [ir.Constant(I32, 0), ir.Constant(I32, offset)])
+                b.store(value, slot)
+        last = b.gep(table, [ir.Constant(I32, 0), ir.Constant(I32, 2 * len(self.abi))])
+        b.store(ir.Constant(I64, self.threshold), last)
+        failures = b.inttoptr(ir.Constant(I64, self.failures_address), PTR)
+        before = b.load(failures, typ=I32)
+        values = [runtime[i] for i in range(len(self.abi))]
+        grid32 = [b.trunc(g, I32) for g in grid]
+        self.call_launcher(disjoint, [*values, table, ir.Constant(I64, 0), total, *grid32])
+        errors = ir.Constant(I32, 0)
+        for address in self.errors_addresses:
+            recorded = b.load(b.inttoptr(ir.Constant(I64, address), PTR), typ=I32)
+            errors = b.or_(errors, recorded)
+        after = b.load(failures, typ=I32)
+        clean = b.and_(
+            b.icmp_unsigned("==", errors, ir.Constant(I32, 0)), b.icmp_unsigned("==", before, after)
+        )
+        ok, failed = (self.function.append_basic_block(n) for n in ("ok", "failed"))
+        b.cbranch(clean, ok, failed)
+        b.position_at_end(ok)
+        self.give(_DONE)
+        b.position_at_end(failed)
+        self.give(_FAILED)
+        b.position_at_end(self.fallback)
+        self.give(_FALLBACK)
+        return str(self.module)
+
+    def array(self, obj: ir.Value, arg: Arg) -> tuple[ir.Value, ir.Value, ir.Value]:
+        b = self.b
+        self.check(
+            b.icmp_unsigned("==", self.word(obj, _OB_TYPE), self.address(numpy.ndarray)), "array"
+        )
+        descr = numpy.dtype(arg.dtype)
+        self.check(
+            b.icmp_unsigned("==", self.word(obj, _ARRAY_DESCR), self.address(descr)), "dtype"
+        )
+        flags = self.word(obj, _ARRAY_FLAGS, I32)
+        contiguous = b.and_(flags, ir.Constant(I32, _C_CONTIGUOUS | _F_CONTIGUOUS))
+        self.check(b.icmp_unsigned("!=", contiguous, ir.Constant(I32, 0)), "contiguous")
+        if arg.written:
+            writeable = b.and_(flags, ir.Constant(I32, _WRITEABLE))
+            self.check(b.icmp_unsigned("!=", writeable, ir.Constant(I32, 0)), "writeable")
+        data = self.word(obj, _ARRAY_DATA)
+        rank = b.sext(self.word(obj, _ARRAY_ND, I32), I64)
+        dims = self.word(obj, _ARRAY_DIMS, PTR)
+        # The element count: the product of the dimensions.
+        head = b.block
+        loop, body, done = (self.function.append_basic_block(n) for n in ("dims", "dim", "sized"))
+        b.branch(loop)
+        b.position_at_end(loop)
+        k = b.phi(I64)
+        product = b.phi(I64)
+        k.add_incoming(ir.Constant(I64, 0), head)
+        product.add_incoming(ir.Constant(I64, 1), head)
+        b.cbranch(b.icmp_signed("<", k, rank), body, done)
+        b.position_at_end(body)
+        extent = b.load(b.gep(dims, [k], source_etype=I64), typ=I64)
+        k.add_incoming(b.add(k, ir.Constant(I64, 1)), body)
+        product.add_incoming(b.mul(product, extent), body)
+        b.branch(loop)
+        b.position_at_end(done)
+        size = b.mul(product, ir.Constant(I64, descr.itemsize))
+        return b.inttoptr(data, PTR), data, b.add(data, size)
+
+    def integer(self, obj: ir.Value, arg: Arg) -> ir.Value:
+        b = self.b
+        value = self.long(obj)
+        lo, hi = (ir.Constant(I64, v) for v in arg.bounds)
+        inside = b.and_(b.icmp_signed(">=", value, lo), b.icmp_signed("<=", value, hi))
+        if arg.excluded[0] <= arg.excluded[1]:
+            x_lo, x_hi = (ir.Constant(I64, v) for v in arg.excluded)
+            narrower = b.and_(b.icmp_signed(">=", value, x_lo), b.icmp_signed("<=", value, x_hi))
+            inside = b.and_(inside, b.not_(narrower))
+        if arg.not_one:
+            inside = b.and_(inside, b.icmp_signed("!=", value, ir.Constant(I64, 1)))
+        if arg.multiple_of_16 is not None:
+            low_bits = b.and_(value, ir.Constant(I64, 15))
+            divisible = b.icmp_signed("==", low_bits, ir.Constant(I64, 0))
+            inside = b.and_(inside, divisible if arg.multiple_of_16 else b.not_(divisible))
+        self.check(inside, "in_range")
+        wanted = self.abi[arg.runtime]  # type: ignore[index]
+        return value if wanted == I64 else b.trunc(value, wanted)
+
+    def boolean(self, obj: ir.Value) -> ir.Value:
+        b = self.b
+        address = b.ptrtoint(obj, I64)
+        true = b.icmp_unsigned("==", address, self.address(True))
+        false = b.icmp_unsigned("==", address, self.address(False))
+        self.check(b.or_(true, false), "bool")
+        return true
+
+    def real(self, obj: ir.Value, wanted: ir.Type) -> ir.Value:
+        b = self.b
+        self.check(b.icmp_unsigned("==", self.word(obj, _OB_TYPE), self.address(float)), "float")
+        as_double = self.api("PyFloat_AsDouble", DOUBLE, [PTR])
+        value = b.call(as_double, [obj])
+        return value if wanted == DOUBLE else b.fptrunc(value, wanted)
+
+    def constant(self, obj: ir.Value, value: Any) -> None:
+        b = self.b
+        if type(value) is int and -(2**63) <= value < 2**63:
+            self.check(b.icmp_signed("==", self.long(obj), ir.Constant(I64, value)), "same")
+            return
+        if type(value) is float and value == value:
+            self.check(b.icmp_unsigned("==", self.word(obj, _OB_TYPE), self.address(float)), "f")
+            as_double = self.api("PyFloat_AsDouble", DOUBLE, [PTR])
+            same = b.fcmp_ordered("==", b.call(as_double, [obj]), ir.Constant(DOUBLE, value))
+            self.check(same, "same")
+            return
+        if type(value) is str:
+            self.check(b.icmp_unsigned("==", self.word(obj, _OB_TYPE), self.address(str)), "s")
+            compare = self.api("PyUnicode_Compare", I32, [PTR, PTR])
+            text = b.inttoptr(self.address(value), PTR)
+            self.check(b.icmp_signed("==", b.call(compare, [obj, text]), ir.Constant(I32, 0)), "s")
+            return
+        # None, bools, dtypes: the very object.
+        same = b.icmp_unsigned("==", b.ptrtoint(obj, I64), self.address(value))
+        self.check(same, "same")
+
+    def pick_launcher(self, spans: list[tuple[int, ir.Value, ir.Value]]) -> ir.Value:
+        """Whether no two arrays share bytes (then the noalias variant runs); the fallback
+        where the variant needed is not compiled."""
+        b = self.b
+        disjoint = ir.Constant(I1, 1)
+        for (_, a0, a1), (_, b0, b1) in itertools.combinations(spans, 2):
+            overlap = b.and_(b.icmp_unsigned("<", a0, b1), b.icmp_unsigned("<", b0, a1))
+            disjoint = b.and_(disjoint, b.not_(overlap))
+        if True not in self.launchers:
+            self.check(b.not_(disjoint), "aliased")
+        if False not in self.launchers:
+            self.check(disjoint, "disjoint")
+        return disjoint
+
+    def call_launcher(self, disjoint: ir.Value, args: list[ir.Value]) -> None:
+        b = self.b
+        if len(self.launchers) == 1:
+            b.call(next(iter(self.launchers.values())), args)
+            return
+        with b.if_else(disjoint) as (noalias, aliased):
+            with noalias:
+                b.call(self.launchers[True], args)
+            with aliased:
+                b.call(self.launchers[False], args)
+
+
+_symbols: dict[str, int] = {}
+
+
+def build(
+    args: Sequence[Arg],
+    abi: Sequence[ir.Type],
+    launchers: dict[bool, int],
+    errors_addresses: Sequence[int],
+    failures_address: int,
+    threshold: int,
+    inline_always: bool = False,
+) -> Stub:
+    """Compile the stub of one kernel variant: `args` describe the positional arguments,
+    `abi` the launcher's own parameters, `launchers` the address of each compiled variant
+    (True: the one for arrays that do not overlap), `errors_addresses` their out-of-bounds
+    records (uint32), `failures_address` the count of failed assertions (int32)."""
+    import llvmlite.binding as llvm
+
+    from blkc.runtime.jit import compile_ir
+
+    with _lock:
+        names = {noalias: f"blkc_launcher_{next(_serial)}" for noalias in launchers}
+        emitter = _Emitter(
+            args, abi, names, errors_addresses, failures_address, threshold, inline_always
+        )
+        text = emitter.emit()
+        for noalias, symbol in names.items():
+            llvm.add_symbol(symbol, launchers[noalias])
+        for symbol, address in _symbols.items():
+            llvm.add_symbol(symbol, address)
+        compiled = compile_ir(text, opt=2)
+        keep: list[Any] = [compiled, *emitter.keep]
+        call = _builtin(compiled.address(emitter.name), "blkc_launch_stub", keep)
+        return Stub(call, compiled, keep)

@@ -1,0 +1,240 @@
+"""Launch stubs (`blkc.runtime.fast_launch`): after two launches of a variant, later ones
+are checked and run in native code, and every launch the stub does not take (another
+specialization, a bad argument, a large grid) goes through Python as before."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+from blkc.jitfunction import JITFunction
+from blkc.runtime import fast_launch
+
+pytestmark = pytest.mark.skipif(not fast_launch.available(), reason="no launch stubs here")
+
+
+@pytest.fixture
+def python_launches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many launches went through Python (`JITFunction._run`)."""
+    count = [0]
+    original = JITFunction._run
+
+    def counted(self: JITFunction, *args: object, **kwargs: object) -> object:
+        count[0] += 1
+        return original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(JITFunction, "_run", counted)
+    yield count
+
+
+@blkc.jit
+def axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = o < n
+    tl.store(out_ptr + o, a * tl.load(x_ptr + o, mask=m) + tl.load(y_ptr + o, mask=m), mask=m)
+
+
+def fresh(kernel: JITFunction) -> JITFunction:
+    """The same kernel with no stubs yet (its variants come from the compile cache)."""
+    return blkc.jit(kernel.fn)
+
+
+def test_the_third_launch_runs_through_the_stub(python_launches: list[int]) -> None:
+    kernel = fresh(axpy)
+    x, y = numpy.arange(100, dtype=numpy.float32), numpy.ones(100, numpy.float32)
+    for _ in range(6):
+        out = numpy.zeros(100, numpy.float32)
+        kernel[(4,)](x, y, out, 2.0, 100, BLOCK=32)
+        assert out.tolist() == (2 * x + y).tolist()
+        x = x + 1  # a new array each time
+    assert python_launches[0] == 2
+
+
+def test_other_specializations_go_through_python(python_launches: list[int]) -> None:
+    kernel = fresh(axpy)
+    x, y = numpy.arange(64, dtype=numpy.float32), numpy.ones(64, numpy.float32)
+    out = numpy.zeros(64, numpy.float32)
+    for _ in range(3):
+        kernel[(2,)](x, y, out, 3.0, 48, BLOCK=32)  # 48: a multiple of 16
+    assert python_launches[0] == 2
+    for n in (47, 1, 2**33):  # not a multiple of 16; 1 (compiled in); int64
+        out[:] = 0
+        kernel[(2,)](x, y, out, 3.0, n, BLOCK=32)
+        used = min(n, 64)
+        assert out[:used].tolist() == (3 * x + y)[:used].tolist() and not out[used:].any()
+    assert python_launches[0] == 5
+    kernel[(2,)](x, y, out, 3.0, numpy.int32(48), BLOCK=32)  # a NumPy scalar
+    kernel[(2,)](x, y, out, 3.0, 48, BLOCK=64)  # another constant
+    assert python_launches[0] == 7
+
+
+def test_overlapping_arrays_run_the_variant_that_allows_it() -> None:
+    x = numpy.arange(64, dtype=numpy.float32)
+    for _ in range(4):
+        y = numpy.arange(64, dtype=numpy.float32)
+        axpy[(2,)](y, y, y, 2.0, 64, BLOCK=32)  # in place: out is x and y
+        assert y.tolist() == (3 * x).tolist()
+
+
+@pytest.mark.parametrize(
+    ("bad", "error", "message"),
+    [
+        (lambda x: x[::2], TypeError, "must be a contiguous array"),
+        (lambda x: [1.0] * 64, TypeError, "cannot pass list"),
+    ],
+)
+def test_bad_arguments_get_the_python_launchs_errors(bad, error, message) -> None:  # type: ignore[no-untyped-def]
+    x, out = numpy.ones(128, numpy.float32), numpy.zeros(128, numpy.float32)
+    for _ in range(3):
+        axpy[(2,)](x, x, out, 1.0, 64, BLOCK=32)
+    with pytest.raises(error, match=message):
+        axpy[(2,)](bad(x), x, out, 1.0, 64, BLOCK=32)
+    read_only = out.copy()
+    read_only.flags.writeable = False
+    with pytest.raises(TypeError, match="read-only"):
+        axpy[(2,)](x, x, read_only, 1.0, 64, BLOCK=32)
+    with pytest.raises(OverflowError):
+        axpy[(2,)](x, x, out, 1.0, 2**64, BLOCK=32)
+    wide = numpy.zeros(128, numpy.float64)
+    axpy[(2,)](x.astype(numpy.float64), x.astype(numpy.float64), wide, 1.0, 64, BLOCK=32)
+    assert wide.tolist() == [2.0] * 64 + [0.0] * 64  # another dtype: another variant
+
+
+@blkc.jit
+def gather(x_ptr, i_ptr, out_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, tl.load(x_ptr + tl.load(i_ptr + o)))
+
+
+@blkc.jit
+def checked(x_ptr, LIMIT: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    tl.device_assert(x < LIMIT, "x is too large")
+
+
+def test_errors_recorded_during_a_stub_launch_are_raised() -> None:
+    x, out = numpy.arange(8, dtype=numpy.float32), numpy.zeros(8, numpy.float32)
+    inside = numpy.arange(8, dtype=numpy.int32)
+    for _ in range(3):
+        gather[(1,)](x, inside, out, 8)
+    outside = inside + 5
+    with pytest.raises(IndexError, match="outside the arrays"):
+        gather[(1,)](x, outside, out, 8)
+    gather[(1,)](x, inside, out, 8)  # the record is reset
+    small = numpy.zeros(4, numpy.int32)
+    for _ in range(3):
+        checked[(1,)](small, 10)
+    with pytest.raises(AssertionError, match="x is too large"):
+        checked[(1,)](small + 20, 10)
+    checked[(1,)](small, 10)
+
+
+SCALE = tl.constexpr(2)
+
+
+@blkc.jit
+def scaled(x_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(x_ptr + o, tl.load(x_ptr + o) * SCALE)
+
+
+def test_a_changed_global_is_seen() -> None:
+    global SCALE
+    for _ in range(3):
+        x = numpy.ones(4, numpy.int32)
+        scaled[(1,)](x, 4)
+        assert x.tolist() == [2] * 4
+    SCALE = tl.constexpr(5)
+    try:
+        x = numpy.ones(4, numpy.int32)
+        scaled[(1,)](x, 4)
+        assert x.tolist() == [5] * 4
+    finally:
+        SCALE = tl.constexpr(2)
+
+
+@blkc.jit
+def divide(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, tl.load(x_ptr + o) / tl.load(y_ptr + o))
+
+
+def test_the_default_policy_is_read_at_each_launch() -> None:
+    x, y = numpy.array([7, -7], numpy.int32), numpy.array([2, 2], numpy.uint32)
+    out = numpy.zeros(2, numpy.float32)
+    for _ in range(3):
+        divide[(1,)](x, y, out, 2)
+    blkc.set_default_policy("triton-compat")
+    try:
+        with pytest.raises(blkc.BlkcError, match="different signedness"):
+            divide[(1,)](x, y, out, 2)
+    finally:
+        blkc.set_default_policy(None)
+    divide[(1,)](x, y, out, 2)
+
+
+def test_large_grids_run_on_the_pool_and_empty_grids_do_nothing() -> None:
+    n = 1 << 20
+    x, y = numpy.ones(n, numpy.float32), numpy.arange(n, dtype=numpy.float32)
+    for _ in range(3):
+        out = numpy.zeros(n, numpy.float32)
+        axpy[(n // 1024,)](x, y, out, 1.0, n, BLOCK=1024)
+        assert numpy.array_equal(out, y + 1)
+    out = numpy.zeros(n, numpy.float32)
+    axpy[(0,)](x, y, out, 1.0, n, BLOCK=1024)
+    assert not out.any()
+
+
+def test_threads_launching_at_once_get_their_own_results() -> None:
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        try:
+            rng = numpy.random.default_rng(seed)
+            for _ in range(200):
+                x = rng.random(96, dtype=numpy.float32)
+                y = rng.random(96, dtype=numpy.float32)
+                out = numpy.zeros(96, numpy.float32)
+                axpy[(3,)](x, y, out, 0.5, 96, BLOCK=32)
+                numpy.testing.assert_allclose(out, 0.5 * x + y, rtol=1e-6)
+        except BaseException as err:  # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors[0]
+
+
+@blkc.jit
+def flags(out_ptr, b, f, N: tl.constexpr, MODE: tl.constexpr):
+    o = tl.arange(0, N)
+    value = tl.where(b, f, -f) if MODE == "sign" else f * 0
+    tl.store(out_ptr + o, value + tl.zeros([N], tl.float32))
+
+
+def test_bools_floats_and_string_constants() -> None:
+    out = numpy.zeros(4, numpy.float32)
+    for b, f in [(True, 1.5), (False, 2.5), (True, 3.0), (False, 0.25), (True, -1.0)]:
+        flags[(1,)](out, b, f, 4, "sign")
+        assert out.tolist() == [f if b else -f] * 4
+    flags[(1,)](out, True, 7.0, 4, "zero")
+    assert out.tolist() == [0.0] * 4
+
+
+def test_grid_functions_and_launch_options(python_launches: list[int]) -> None:
+    kernel = fresh(axpy)
+    x, y = numpy.arange(80, dtype=numpy.float32), numpy.ones(80, numpy.float32)
+    for n in (80, 80, 80, 64, 16):
+        out = numpy.zeros(80, numpy.float32)
+        grid = lambda meta: (blkc.cdiv(n, meta["BLOCK"]),)  # noqa: E731, B023
+        kernel[grid](x, y, out, 2.0, n, BLOCK=32, policy="numpy", num_warps=4)
+        assert out[:n].tolist() == (2 * x + y)[:n].tolist() and not out[n:].any()
+    assert python_launches[0] == 2  # 80, 64 and 16 are all multiples of 16
