@@ -60,13 +60,11 @@ class Case:
     sizes: tuple[int, ...]
     quick: tuple[int, ...]
     xlabel: str
+    """The x axis's label; `{cols}` stands for the columns."""
     prepare: Callable[[int, int], Work]
     """The work at a size, given the columns of the row-wise cases."""
-
-    def label(self, size: int, cols: int) -> str:
-        if self.name == "vector add":
-            return size_text(size)
-        return f"{size}^3" if self.name == "matmul" else f"{size}x{cols}"
+    shape: Callable[[int, int], str]
+    """The shape at a size, as the table prints it."""
 
 
 @dataclass(frozen=True)
@@ -222,10 +220,32 @@ CASES = (
         (1 << 10, 1 << 16),
         "elements",
         vector_add,
+        lambda n, cols: size_text(n),
     ),
-    Case("softmax", tuple(1 << s for s in range(6, 15, 2)), (64, 256), "rows", softmax),
-    Case("layer norm", tuple(1 << s for s in range(6, 15, 2)), (64, 256), "rows", layer_norm),
-    Case("matmul", tuple(1 << s for s in range(6, 12)), (64, 128), "M = N = K", matmul),
+    Case(
+        "softmax",
+        tuple(1 << s for s in range(6, 15, 2)),
+        (64, 256),
+        "rows of {cols}",
+        softmax,
+        lambda rows, cols: f"{rows}x{cols}",
+    ),
+    Case(
+        "layer norm",
+        tuple(1 << s for s in range(6, 15, 2)),
+        (64, 256),
+        "rows of {cols}",
+        layer_norm,
+        lambda rows, cols: f"{rows}x{cols}",
+    ),
+    Case(
+        "matmul",
+        tuple(1 << s for s in range(6, 12)),
+        (64, 128),
+        "M = N = K",
+        matmul,
+        lambda size, cols: f"{size}^3",
+    ),
 )
 
 
@@ -251,9 +271,7 @@ class Curve:
             line_names=providers,
             plot_name="cost-" + case.name.replace(" ", "-"),
             args={"case": case},
-            xlabel=f"{case.xlabel} (x {self.cols} columns)"
-            if case.xlabel == "rows"
-            else case.xlabel,
+            xlabel=case.xlabel.format(cols=self.cols),
             ylabel="ms",
             x_log=True,
             y_log=True,
@@ -276,7 +294,7 @@ class Curve:
             run, warmup=self.warmup, rep=self.rep, quantiles=[0.5, 0.2, 0.8]
         )
         row = self.rows.setdefault(
-            (case.name, size), Row(case.name, case.label(size, self.cols), {})
+            (case.name, size), Row(case.name, case.shape(size, self.cols), {})
         )
         row.times[provider] = median
         return median, low, high

@@ -31,7 +31,7 @@ def test_quick_run_gives_a_time_per_provider_for_every_case_and_size(
     rows = curve.main(args)
     providers = curve.Curve(48, 0, 1).providers()
     assert providers[:2] == ["blkc", "numpy"]
-    expected = [(case.name, case.label(size, 48)) for case in curve.CASES for size in case.quick]
+    expected = [(case.name, case.shape(size, 48)) for case in curve.CASES for size in case.quick]
     assert [(row.case, row.size) for row in rows] == expected
     assert ("softmax", "64x48") in expected and ("matmul", "128^3") in expected
     for row in rows:
