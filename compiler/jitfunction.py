@@ -37,7 +37,14 @@ import numpy
 
 from blkc import autotuning
 from blkc.frontend.captures import Captures, capture, key_of
-from blkc.runtime.grid import ENTRY_CODES, Grid, Launchable, check_num_cpu_threads, user_entry
+from blkc.runtime.grid import (
+    ENTRY_CODES,
+    Grid,
+    Launchable,
+    check_num_cpu_threads,
+    for_user,
+    user_entry,
+)
 
 _IGNORED_OPTIONS = frozenset(
     {"num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
@@ -563,11 +570,11 @@ _LAUNCH_OPTIONS = ("policy", "target", "num_warps", "arch", "num_cpu_threads")
 def _environment() -> tuple[Any, ...]:
     """What a variant depends on besides its arguments and keywords, as cheap to read as
     can be: the default policy and the environment variables compile_for reads."""
-    promotion = sys.modules["blkc.promotion"]
+    setting = sys.modules["blkc.promotion"].policy_setting()
     data = getattr(os.environ, "_data", None)
     if data is None:  # not CPython's os.environ
-        return (promotion._default, *(os.environ.get(v) for v in _ENVIRONMENT))
-    return (promotion._default, *(data.get(k) for k in _ENVIRONMENT_KEYS))
+        return (setting, *(os.environ.get(v) for v in _ENVIRONMENT))
+    return (setting, *(data.get(k) for k in _ENVIRONMENT_KEYS))
 
 
 _ENVIRONMENT = ("BLKC_POLICY", "BLKC_TARGET", "BLKC_CHECK_BOUNDS", "BLKC_STREAM_BYTES")
@@ -610,7 +617,7 @@ class _FastEntry:
         ):
             return None
         plan = fn._fast_args(kernel, args, arguments)
-        binaries = dict(program._binaries)
+        binaries = program.compiled()
         if plan is None or not binaries or fn._captures is None:
             return None
         stub = fast_launch.build(
@@ -620,7 +627,7 @@ class _FastEntry:
             [ctypes.addressof(b.errors) for b in binaries.values()],
             ctypes.addressof(launch.failure_count),
             launch.stream_threshold(),
-            inline_always=num_cpu_threads == 1 or launch._cores() == 1,
+            inline_always=num_cpu_threads == 1 or launch.cores() == 1,
         )
         entry = cls(kernel, stub, dict(kwargs), tuple(map(type, kwargs.values())),
                     _environment(), fn._captures)  # fmt: skip
@@ -668,12 +675,9 @@ class _GridLaunch:
                     return
             fn._run_noted(self.grid, args, kwargs)
         except Exception as err:
-            from blkc.runtime.grid import _hide_entry_frames, _is_user_error
-
-            if not _is_user_error(err) or os.environ.get("BLKC_TRACEBACK") == "1":
-                raise
-            _hide_entry_frames()
-            raise err.with_traceback(None) from None
+            if for_user(err):
+                raise err.with_traceback(None) from None
+            raise
 
 
 ENTRY_CODES.add(_GridLaunch.__call__.__code__)

@@ -61,12 +61,21 @@ def user_entry(function: F) -> F:
         try:
             return function(*args, **kwargs)
         except Exception as err:
-            if not _is_user_error(err) or os.environ.get("BLKC_TRACEBACK") == "1":
-                raise
-            _hide_entry_frames()
-            raise err.with_traceback(None) from None
+            if for_user(err):
+                raise err.with_traceback(None) from None
+            raise
 
     return entry  # type: ignore[return-value]
+
+
+def for_user(err: Exception) -> bool:
+    """Whether `err` is the user's mistake, which an entry point re-raises without the
+    frames below it (``raise err.with_traceback(None) from None``), as `user_entry` does;
+    ``BLKC_TRACEBACK=1`` keeps them."""
+    if not _is_user_error(err) or os.environ.get("BLKC_TRACEBACK") == "1":
+        return False
+    _hide_entry_frames()
+    return True
 
 
 def _is_user_error(err: Exception) -> bool:

@@ -314,7 +314,7 @@ def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
 
 
 @cache
-def _cores() -> int:
+def cores() -> int:
     """The cores this process may run on (asking the OS costs microseconds: ask once)."""
     if hasattr(os, "sched_getaffinity"):
         return len(os.sched_getaffinity(0))
@@ -323,7 +323,7 @@ def _cores() -> int:
 
 @cache
 def _pool() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(max_workers=_cores(), thread_name_prefix="blkc")
+    return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix="blkc")
 
 
 def _wait_interruptibly(tasks: Sequence[Future[None]]) -> None:
@@ -359,11 +359,11 @@ def run_grid(
     threads only, while the calling thread waits where Python sees a Ctrl-C: then
     `blkc_cancel` stops the kernel's loops, the launch waits for its threads and raises
     KeyboardInterrupt, and blkc stays usable."""
-    threads = _cores() if num_cpu_threads is None else check_num_cpu_threads(num_cpu_threads)
+    threads = cores() if num_cpu_threads is None else check_num_cpu_threads(num_cpu_threads)
     total = grid[0] * grid[1] * grid[2]
     if total == 0:
         return
-    workers = min(threads, _cores(), total)
+    workers = min(threads, cores(), total)
     with _failures_lock:
         _failures.clear()
     if workers == 1 and not interruptible:

@@ -100,6 +100,11 @@ class CpuProgram:
     _binaries: dict[bool, _Binary] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def compiled(self) -> dict[bool, _Binary]:
+        """The variants compiled so far (True: for arrays that do not overlap)."""
+        with self._lock:
+            return dict(self._binaries)
+
     def binary(self, noalias: bool) -> _Binary:
         """The native code of a variant (compiled, or loaded from the disk cache, once)."""
         with self._lock:

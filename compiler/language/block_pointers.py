@@ -88,7 +88,7 @@ class BlockPointer:
         return f"block pointer (block_shape={list(self.block_shape)}, order={list(self.order)})"
 
 
-def _ints(sem: CodeGenerator, values: Any, what: str) -> tuple[int, ...]:
+def constant_ints(sem: CodeGenerator, values: Any, what: str) -> tuple[int, ...]:
     values = sem.constant(values, what)
     if not isinstance(values, tuple | list):
         values = (values,)
@@ -141,11 +141,11 @@ def make_block_ptr(
             "Expected `base` to be a pointer type (but not a block pointer type or others): "
             f"make_block_ptr's base must be a scalar pointer, got {pointer.type}"
         )
-    block = _ints(sem, block_shape, "make_block_ptr's block_shape")
+    block = constant_ints(sem, block_shape, "make_block_ptr's block_shape")
     if not all(d > 0 and d & (d - 1) == 0 for d in block):
         raise sem.error(f"block_shape's dimensions must be powers of two, got {list(block)}")
     rank = len(block)
-    dims = _ints(sem, order, "make_block_ptr's order")
+    dims = constant_ints(sem, order, "make_block_ptr's order")
     if sorted(dims) != list(range(rank)):
         raise sem.error(
             f"Expected a permutation of (0, 1, ..., len(order)-1) in order: order {list(dims)} "
@@ -183,7 +183,7 @@ def advance(base: Any, offsets: Any, *, _semantic: CodeGenerator) -> BlockPointe
 
 
 def _checked_dims(sem: CodeGenerator, boundary_check: Any, rank: int) -> list[int]:
-    dims = _ints(sem, boundary_check, "boundary_check")
+    dims = constant_ints(sem, boundary_check, "boundary_check")
     for d in dims:
         if not 0 <= d < rank:
             raise sem.error(
@@ -204,7 +204,7 @@ def _index(sem: CodeGenerator, pointer: BlockPointer, d: int) -> SSAValue:
     return index
 
 
-def _expand(
+def expand(
     sem: CodeGenerator, pointer: BlockPointer, boundary_check: Any
 ) -> tuple[SSAValue, SSAValue | None]:
     """The block of pointers `pointer` stands for, and the mask of `boundary_check`."""
@@ -251,7 +251,7 @@ def load(
         raise sem.error(
             f"Padding option `nan` is not supported for integer block pointers ({pointee.name})"
         )
-    block, in_bounds = _expand(sem, pointer, boundary_check)
+    block, in_bounds = expand(sem, pointer, boundary_check)
     fill = None
     if in_bounds is not None and padding == "nan":
         fill = sem.ir.literal(math.nan)
@@ -267,7 +267,7 @@ def store(
         raise sem.error(
             "`mask` argument cannot be specified for storing block pointers: use boundary_check"
         )
-    block, in_bounds = _expand(sem, pointer, boundary_check)
+    block, in_bounds = expand(sem, pointer, boundary_check)
     data = sem.ir.typed(sem.value(value, "store's value"))
     if types.shape_of(data.type) != pointer.block_shape:
         data = sem.ir.broadcast_to(data, pointer.block_shape)

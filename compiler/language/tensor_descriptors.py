@@ -86,7 +86,7 @@ def make_tensor_descriptor(
     blocks of `block_shape`; loads fill with `padding_option` ("zero" or "nan") outside."""
     sem = _semantic
     shape, strides = sem.unwrap_constexpr(shape), sem.unwrap_constexpr(strides)
-    block = block_pointers._ints(sem, block_shape, "make_tensor_descriptor's block_shape")
+    block = block_pointers.constant_ints(sem, block_shape, "make_tensor_descriptor's block_shape")
     rank = len(block)
     if not isinstance(shape, tuple | list) or not 1 <= len(shape) <= 5:
         count = len(shape) if isinstance(shape, tuple | list) else 0
@@ -193,7 +193,7 @@ def atomic_add_tensor_descriptor(
     sem = _semantic
     d = _descriptor(sem, desc, "desc.atomic_add's desc")
     data = _stored(sem, d, value)
-    pointers, inside = block_pointers._expand(sem, _at(sem, d, offsets), _every_dim(d))
+    pointers, inside = block_pointers.expand(sem, _at(sem, d, offsets), _every_dim(d))
     sem.ir.atomic_rmw("add", pointers, data.handle, inside)
 
 

@@ -63,6 +63,11 @@ def set_default_policy(name: str | None) -> None:
     _default = None if name is None else canonical_name(name)
 
 
+def policy_setting() -> str | None:
+    """What `set_default_policy` set (None: nothing), without reading the environment."""
+    return _default
+
+
 def default_policy() -> str:
     """The policy used where none is named: `set_default_policy`'s choice, else the
     environment variable ``BLKC_POLICY``, else ``triton``."""

@@ -288,6 +288,7 @@ class Policy(ABC):
     def check_atomic(self, kind: str, d: DType) -> None:
         """Refuse an atomic `kind` (add, max, ..., xchg, cas) on memory of `d` where the
         policy does; none do by default, as the CPU backends have atomics of every width."""
+        return None
 
     # -- shared machinery --------------------------------------------------------------
 
