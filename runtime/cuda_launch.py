@@ -79,7 +79,7 @@ def _function(program: GpuKernel) -> Any:
 def _device_pointer(
     driver: Any,
     value: object,
-    copies: list[tuple[Any, numpy.ndarray]],
+    copies: list[tuple[Any, int, int]],
     written: bool,
     where: str,
 ) -> int:
@@ -95,10 +95,12 @@ def _device_pointer(
             raise TypeError(
                 f"{where} is read-only, but the kernel stores through it: pass a writeable array"
             )
-        (address,) = _check(driver, driver.cuMemAlloc(max(array.nbytes, 1)))
-        _check(driver, driver.cuMemcpyHtoD(address, array.ctypes.data, array.nbytes))
-        copies.append((address, array))
-        address = int(address)
+        # The bytes the elements span (a strided view's gaps too), at the same offsets.
+        first, end = host_launch.array_span(array)
+        (address,) = _check(driver, driver.cuMemAlloc(max(end - first, 1)))
+        _check(driver, driver.cuMemcpyHtoD(address, first, end - first))
+        copies.append((address, first, end))
+        address = int(address) + (array.ctypes.data - first)
     if address % 16:
         raise ValueError("device arrays passed to blkc kernels must be 16-byte aligned")
     return address
@@ -122,7 +124,7 @@ def launch(
     scalar_params = [t for t in params if not isinstance(t, PtrType)]
     scalar_args = [a for a, t in zip(args, params, strict=True) if not isinstance(t, PtrType)]
     scalars = iter(host_launch.convert_args(name, scalar_params, scalar_args).values)
-    copies: list[tuple[Any, numpy.ndarray]] = []
+    copies: list[tuple[Any, int, int]] = []
     values: list[Any] = []
     for index, (arg, t) in enumerate(zip(args, params, strict=True)):
         if isinstance(t, PtrType):
@@ -143,8 +145,8 @@ def launch(
             )
             _check(driver, driver.cuCtxSynchronize())
     finally:
-        for address, array in copies:
-            _check(driver, driver.cuMemcpyDtoH(array.ctypes.data, address, array.nbytes))
+        for address, first, end in copies:
+            _check(driver, driver.cuMemcpyDtoH(first, address, end - first))
             _check(driver, driver.cuMemFree(address))
 
 

@@ -175,8 +175,10 @@ def convert_args(
 ) -> _Converted:
     """The launch values of `args` for parameters of types `params` (named `names`, where
     known; `plan`: their `slots`, when the caller keeps them), checked: an array for each
-    pointer (of its pointee dtype, contiguous, and writeable where `writes` says the kernel
-    may write through it), a number in range for each scalar."""
+    pointer (of its pointee dtype, and writeable where `writes` says the kernel may write
+    through it), a number in range for each scalar. A strided view passes its first
+    element's address, as Triton passes a tensor's data pointer (the kernel indexes it
+    with the strides it is given); its bounds span its elements and the gaps between."""
     if len(args) != len(params):
         raise TypeError(f"kernel '{name}' takes {len(params)} arguments, got {len(args)}")
     values: list[object] = []
@@ -199,11 +201,6 @@ def convert_args(
                     f"{_where(name, index, names)} points to {slot.dtype.name}, but the array "
                     f"holds {array.dtype}"
                 )
-            if not flags.c_contiguous and not flags.f_contiguous:
-                raise TypeError(
-                    f"{_where(name, index, names)} must be a contiguous array (use "
-                    "numpy.ascontiguousarray)"
-                )
             if not flags.writeable and index < len(writes) and writes[index]:
                 raise TypeError(
                     f"{_where(name, index, names)} is read-only (a read-only view, memory map "
@@ -212,7 +209,11 @@ def convert_args(
                 )
             address = array.ctypes.data
             arrays.append(array)
-            spans.append((address, address + array.nbytes))
+            spans.append(
+                (address, address + array.nbytes)
+                if flags.c_contiguous or flags.f_contiguous
+                else array_span(array)
+            )
             values.append(ctypes.c_void_p(address))
             continue
         d = slot.dtype
@@ -237,6 +238,21 @@ def convert_args(
                 arg = int(arg) - (1 << d.width) if int(arg) >> (d.width - 1) else int(arg)
         values.append(slot.ctype(arg))  # type: ignore[misc]
     return _Converted(values, arrays, spans)
+
+
+def array_span(array: numpy.ndarray) -> tuple[int, int]:
+    """The first and end byte of the memory `array`'s elements lie in (a strided view's
+    elements and the gaps between them; nothing for an empty array)."""
+    first = end = array.__array_interface__["data"][0]
+    if array.size == 0:
+        return first, first
+    for extent, stride in zip(array.shape, array.strides, strict=True):
+        reach = (extent - 1) * stride
+        if reach < 0:
+            first += reach
+        else:
+            end += reach
+    return first, end + array.itemsize
 
 
 def array_bounds(params: Sequence[Attribute], spans: Sequence[tuple[int, int]]) -> ctypes.c_void_p:
