@@ -356,6 +356,19 @@ def _wait_interruptibly(tasks: Sequence[Future[None]]) -> None:
         raise
 
 
+def _running() -> threading.BoundedSemaphore:
+    """One permit per core, held while a chunk of programs runs: however many Python
+    threads launch at once, at most one chunk per core runs (kernels whose loops may wait
+    on another program excepted, and the small launches a launch stub runs inline), so
+    launches from several threads share the cores instead of oversubscribing them."""
+    return _permits(cores())
+
+
+@cache
+def _permits(count: int) -> threading.BoundedSemaphore:
+    return threading.BoundedSemaphore(count)
+
+
 _CHUNKS_PER_WORKER = 4
 """Workers take chunks of consecutive programs from a shared counter until none is left: a
 core slowed by other work takes fewer chunks, where a static split waits for its share."""
@@ -383,7 +396,8 @@ def run_grid(
     with _failures_lock:
         _failures.clear()
     if workers == 1 and not interruptible:
-        function(*values, 0, total, *grid)
+        with _running():
+            function(*values, 0, total, *grid)
     else:
         chunks = min(total, workers * _CHUNKS_PER_WORKER)
         bounds = [total * i // chunks for i in range(chunks + 1)]
@@ -391,7 +405,11 @@ def run_grid(
 
         def work() -> None:
             while (i := next(taken)) < chunks:
-                function(*values, bounds[i], bounds[i + 1], *grid)
+                if interruptible:  # may wait on another program: never made to queue
+                    function(*values, bounds[i], bounds[i + 1], *grid)
+                    continue
+                with _running():
+                    function(*values, bounds[i], bounds[i + 1], *grid)
 
         if interruptible:
             _wait_interruptibly([_pool().submit(work) for _ in range(workers)])

@@ -37,7 +37,7 @@ class _RecordingThreads:
 
 @pytest.fixture
 def four_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(launch, "_cores", lambda: 4)
+    monkeypatch.setattr(launch, "cores", lambda: 4)
 
 
 def test_one_thread_runs_every_program_on_the_calling_thread(four_cores: None) -> None:
@@ -81,7 +81,7 @@ def test_a_launch_passes_num_cpu_threads_down(monkeypatch: pytest.MonkeyPatch) -
         raise AssertionError("a launch on one CPU thread must not use the pool")
 
     monkeypatch.setattr(launch, "_pool", no_pool)
-    monkeypatch.setattr(launch, "_cores", lambda: 4)
+    monkeypatch.setattr(launch, "cores", lambda: 4)
     x = numpy.arange(1000, dtype=numpy.float32)
     out = numpy.zeros_like(x)
     double[(blkc.cdiv(1000, 64),)](x, out, 1000, BLOCK=64, num_cpu_threads=1)
@@ -126,3 +126,33 @@ def test_num_cpu_threads_must_be_a_positive_int(value: object, error: type) -> N
     x = numpy.zeros(8, numpy.float32)
     with pytest.raises(error, match="num_cpu_threads must be a positive int"):
         double[(1,)](x, x, 8, BLOCK=64, num_cpu_threads=value)
+
+
+def test_launches_from_several_threads_share_the_cores() -> None:
+    """However many Python threads launch at once, at most one chunk of programs per core
+    runs at a time."""
+    import threading
+    import time
+
+    from blkc.runtime import launch
+
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def chunk(*_: object) -> None:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        time.sleep(0.002)
+        with lock:
+            running[0] -= 1
+
+    threads = [
+        threading.Thread(target=launch.run_grid, args=(chunk, [], (64, 1, 1)))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert 1 <= most[0] <= launch.cores()
