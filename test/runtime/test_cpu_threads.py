@@ -148,8 +148,7 @@ def test_launches_from_several_threads_share_the_cores() -> None:
             running[0] -= 1
 
     threads = [
-        threading.Thread(target=launch.run_grid, args=(chunk, [], (64, 1, 1)))
-        for _ in range(4)
+        threading.Thread(target=launch.run_grid, args=(chunk, [], (64, 1, 1))) for _ in range(4)
     ]
     for thread in threads:
         thread.start()
