@@ -319,6 +319,8 @@ class CodeGenerator:
                 pass  # a docstring
             case ast.Expr(value=value):
                 self.expr(value)
+            case ast.Assign(targets=[ast.Name() as target], value=value):
+                self._assign(target, self._assigned_number(self.expr(value)))
             case ast.Assign(targets=targets, value=value):
                 result = self.expr(value)
                 for target in targets:
@@ -369,6 +371,15 @@ class CodeGenerator:
                 "only names and tuples of names can be assigned in a kernel; store to memory "
                 "with tl.store"
             )
+
+    def _assigned_number(self, value: Any) -> Any:
+        """Under triton-compat, a number assigned to a name is a kernel scalar of the dtype
+        its policy gives it (``t = 255`` an int32), as Triton 3.9 makes it; annotated
+        ``t: tl.constexpr = 255`` it stays a constant. Other policies keep the number."""
+        number = self.unwrap_constexpr(value)
+        if self.ir.policy != "triton-compat" or not isinstance(number, bool | int | float):
+            return value
+        return self.wrap(self.ir.typed(self.ir.literal(number)))
 
     def _assert(self, test: ast.expr, msg: ast.expr | None) -> None:
         condition = self.expr(test)

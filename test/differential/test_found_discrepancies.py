@@ -231,3 +231,32 @@ def test_full_of_a_negative_number_and_an_unsigned_dtype_is_refused() -> None:
         full_of[(1,)](out, VALUE=-128)
     assert "test_found_discrepancies.py" in str(caught.value)
     assert "tl.full([2], VALUE, tl.uint32)" in str(caught.value)
+
+
+@blkc.jit
+def times_assigned(X, OUT, MODE: tl.constexpr):  # noqa: N803 - Triton's naming
+    x = tl.load(X + tl.arange(0, 2))
+    if MODE == 0:
+        t = 255
+        y = x * t
+    elif MODE == 1:
+        t = -1 <= 0
+        y = t.to(tl.int32) + x
+    else:
+        t: tl.constexpr = 255
+        y = x * t
+    tl.store(OUT + tl.arange(0, 2), y)
+
+
+def test_number_assigned_to_a_name_is_a_scalar_under_triton_compat() -> None:
+    # Triton makes `t = 255` an int32 scalar (int8 * int32 is int32) and `t = -1 <= 0` a
+    # bool scalar, whose .to works; blkc kept the numbers, and refused both.
+    x = np.array([1, 2], np.int8)
+    out = np.zeros(2, np.int32)
+    times_assigned[(1,)](x, out, MODE=0, policy="triton-compat")
+    assert out.tolist() == [255, 510]
+    times_assigned[(1,)](x, out, MODE=1, policy="triton-compat")
+    assert out.tolist() == [2, 3]
+    for policy, mode in [("triton-compat", 2), ("triton", 0)]:
+        with pytest.raises(blkc.BlkcError, match="Scalar 255 is out of range for type int8"):
+            times_assigned[(1,)](x, out, MODE=mode, policy=policy)

@@ -312,15 +312,16 @@ class Generator:
         """Assign `value` to a new temporary; the pool gets the temporary."""
         name = f"t{len(self.statements)}"
         self.statements.append(value)
-        bound = Value(name, value.dtype, value.shape, value.exact)
+        # Triton makes a number assigned to a name a scalar of its own dtype.
+        dtype = {"lit_int": "int32", "lit_float": "fp32"}.get(value.dtype, value.dtype)
+        bound = Value(name, dtype, value.shape, value.exact)
         self.pool.append(bound)
         return bound
 
     # ---- expressions -------------------------------------------------------------------
 
     def binary(self) -> Value:
-        """``a op b``. Never of two literals: Triton's interpreter makes a block of such a
-        comparison, where compiled Triton (and blkc) keep a Python bool."""
+        """``a op b``."""
         op = self.rng.choice(
             ["+", "-", "*", "/", "//", "%", "&", "|", "^", "<<", ">>"] * 2
             + ["<", "<=", "==", "!=", ">", ">="]
@@ -338,8 +339,6 @@ class Generator:
                 amount = "3"
             return Value(f"({a.text} {op} {amount})", a.dtype, broadcast(a.shape, b.shape) or ())
         b = self.pick(a.shape, exact=needs_exact, kinds="biuL" if bitwise else "")
-        if a.literal and b.literal:
-            b = self.block(a.shape, needs_exact)
         if not a.literal and a.dtype not in ("fp16", "lit_float") and self.chance(0.15):
             b = Value("s1", "lit_float", ())
         rhs = b.text
