@@ -424,6 +424,11 @@ def full(shape: Any, value: Any, dtype: Any, *, _semantic: CodeGenerator) -> ten
     dims = _shape(_semantic, shape)
     ir = _semantic.ir
     if isinstance(value, tensor):
+        if any(n != 1 for n in value.shape):
+            raise _semantic.error(
+                f"full's value is a block of shape {list(value.shape)}: only accepts size-1 "
+                "tensor (a number, a scalar or a block of one element)"
+            )
         return _semantic.wrap(ir.broadcast_to(ir.cast(value.handle, d.blkc_dtype), dims))
     fill = _semantic.constant(value, "full's value")
     if d.is_int_unsigned() and type(fill) is int and fill < 0:

@@ -260,3 +260,20 @@ def test_number_assigned_to_a_name_is_a_scalar_under_triton_compat() -> None:
     for policy, mode in [("triton-compat", 2), ("triton", 0)]:
         with pytest.raises(blkc.BlkcError, match="Scalar 255 is out of range for type int8"):
             times_assigned[(1,)](x, out, MODE=mode, policy=policy)
+
+
+@blkc.jit
+def full_of_block(X, OUT, ONE: tl.constexpr):  # noqa: N803 - Triton's naming
+    x = tl.load(X + tl.arange(0, 2))
+    value = tl.max(x, axis=0)[None] if ONE else x
+    tl.store(OUT + tl.arange(0, 2), tl.full([2], value, tl.int32))
+
+
+def test_full_of_a_block_of_more_than_one_element_is_refused() -> None:
+    # Triton refuses it ("only accepts size-1 tensor"); blkc broadcast the block.
+    out = np.zeros(2, np.int32)
+    full_of_block[(1,)](np.array([3, 5], np.int32), out, ONE=True)
+    assert out.tolist() == [5, 5]
+    with pytest.raises(blkc.BlkcError, match="only accepts size-1 tensor") as caught:
+        full_of_block[(1,)](np.array([3, 5], np.int32), out, ONE=False)
+    assert "tl.full([2], value, tl.int32)" in str(caught.value)

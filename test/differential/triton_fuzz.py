@@ -405,19 +405,18 @@ class Generator:
             target = self.rng.choice(same)
             return Value(f"{a.text}.to({TL_NAME[target]}, bitcast=True)", target, a.shape)
         target = self.rng.choice(DTYPES)
-        text = a.text
-        if kind(a.dtype) in "fF" and kind(target) in "iu":
+        text, source, shape = a.text, a.dtype, a.shape
+        if a.literal:
+            # Only dtypes that hold the literal: for others Triton's interpreter refuses
+            # (NumPy's range check) where compiled Triton wraps or refuses.
+            source = self.holding(a)
+            text = f"tl.full({list(a.shape) or [1]}, {text}, {TL_NAME[source]})"
+            shape = a.shape or (1,)
+        if kind(source) in "fF" and kind(target) in "iu":
             # A float outside the integer's range (NaN included) converts to poison in
             # compiled Triton: keep the converted values within range.
             low = "0.0" if kind(target) == "u" else "-100.0"
             text = f"tl.minimum(tl.maximum(tl.where({text} != {text}, 0.0, {text}), {low}), 100.0)"
-        if a.literal:
-            # Only dtypes that hold the literal: for others Triton's interpreter refuses
-            # (NumPy's range check) where compiled Triton wraps or refuses.
-            text = f"tl.full({list(a.shape) or [1]}, {text}, {TL_NAME[self.holding(a)]})"
-            shape: tuple[int, ...] = a.shape or (1,)
-        else:
-            shape = a.shape
         return Value(f"({text}).to({TL_NAME[target]})", target, shape, True)
 
     def holding(self, literal: Value) -> str:
