@@ -488,11 +488,17 @@ class JITFunction(_Launchable):
         repeated, self._launched = self._launched == signature, signature
         if not repeated or not fast_launch.available():
             return
+        plan = self._fast_args(kernel, args, arguments)
+        if plan is None:
+            return
         environment = _environment()
         same = [e for e in self._fast if e.kernel is kernel and e.kwargs == kwargs]
-        if any(e.environment == environment and e.captures is self._captures for e in same):
-            return  # its stub left this launch to Python (a large grid, an odd argument)
-        entry = _FastEntry.build(self, kernel, args, kwargs, arguments, num_cpu_threads)
+        if any(
+            e.plan == plan and e.environment == environment and e.captures is self._captures
+            for e in same
+        ):
+            return  # its stub left this launch to Python (a large grid, say)
+        entry = _FastEntry.build(self, kernel, plan, kwargs, num_cpu_threads)
         if entry is not None:
             others = [e for e in self._fast if all(e is not s for s in same)]
             self._fast = [entry, *others[:3]]
@@ -518,9 +524,11 @@ class JITFunction(_Launchable):
                 plan.append(Arg("constant", value=value))
                 continue
             at = index[name]
+            written = kernel.writes[at] if at < len(kernel.writes) else True
             if spec.mlir.startswith("!blk.ptr") and type(value) is numpy.ndarray:
-                written = kernel.writes[at] if at < len(kernel.writes) else True
                 plan.append(Arg("array", at, dtype=value.dtype, written=written))
+            elif spec.mlir.startswith("!blk.ptr") and _is_torch_tensor(value):
+                plan.append(Arg("tensor", at, dtype=value.dtype, value=type(value)))
             elif spec.mlir == "i1" and type(value) is bool:
                 plan.append(Arg("bool", at))
             elif spec.mlir in ("i32", "i64") and type(value) is int:
@@ -564,6 +572,12 @@ class JITFunction(_Launchable):
 _SIMPLE_KEYWORDS = (int, float, str, bool, type(None))
 
 
+def _is_torch_tensor(value: Any) -> bool:
+    """Whether `value` is exactly a torch tensor on the CPU (torch is never imported)."""
+    kind = type(value)
+    return kind.__name__ == "Tensor" and kind.__module__ == "torch" and value.is_cpu
+
+
 _LAUNCH_OPTIONS = ("policy", "target", "num_warps", "arch", "num_cpu_threads")
 
 
@@ -594,14 +608,16 @@ class _FastEntry:
     environment: tuple[Any, ...]
     captures: Captures
 
+    plan: list[Any]
+    """What the stub accepts for each positional argument (`fast_launch.Arg`)."""
+
     @classmethod
     def build(
         cls,
         fn: JITFunction,
         kernel: Any,
-        args: Sequence[Any],
+        plan: list[Any],
         kwargs: dict[str, Any],
-        arguments: dict[str, Any],
         num_cpu_threads: int | None,
     ) -> _FastEntry | None:
         from blkc.backends.cpu import CpuProgram
@@ -616,9 +632,8 @@ class _FastEntry:
             type(v) not in _SIMPLE_KEYWORDS and not isinstance(v, tl.dtype) for v in kwargs.values()
         ):
             return None
-        plan = fn._fast_args(kernel, args, arguments)
         binaries = program.compiled()
-        if plan is None or not binaries or fn._captures is None:
+        if not binaries or fn._captures is None:
             return None
         stub = fast_launch.build(
             plan,
@@ -630,7 +645,7 @@ class _FastEntry:
             inline_always=num_cpu_threads == 1 or launch.cores() == 1,
         )
         entry = cls(kernel, stub, dict(kwargs), tuple(map(type, kwargs.values())),
-                    _environment(), fn._captures)  # fmt: skip
+                    _environment(), fn._captures, plan)  # fmt: skip
         entry.binaries = list(binaries.values())  # type: ignore[attr-defined]
         return entry
 

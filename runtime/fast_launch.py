@@ -92,11 +92,11 @@ class Arg:
     """What a stub accepts for one positional argument, and where it goes."""
 
     kind: str
-    """``array``, ``int``, ``bool``, ``float`` or ``constant``."""
+    """``array``, ``tensor`` (torch's), ``int``, ``bool``, ``float`` or ``constant``."""
     runtime: int | None = None
     """The launcher parameter it becomes (None: a compiled-in constant)."""
     dtype: Any = None
-    """An array's NumPy dtype."""
+    """An array's NumPy dtype, a tensor's torch dtype."""
     written: bool = False
     """Whether the kernel may store through the array."""
     bounds: tuple[int, int] = (0, 0)
@@ -108,7 +108,7 @@ class Arg:
     multiple_of_16: bool | None = None
     """An int's divisibility by 16, where the specialization depends on it."""
     value: Any = None
-    """A constant's value."""
+    """A constant's value; for a tensor, its class (`torch.Tensor`)."""
 
 
 @dataclass
@@ -242,8 +242,9 @@ class _Emitter:
         spans: list[tuple[int, ir.Value, ir.Value]] = []
         for position, arg in enumerate(self.args):
             obj = item(3 + position)
-            if arg.kind == "array":
-                runtime[arg.runtime], start, end = self.array(obj, arg)  # type: ignore[index]
+            if arg.kind in ("array", "tensor"):
+                read = self.array if arg.kind == "array" else self.tensor
+                runtime[arg.runtime], start, end = read(obj, arg)  # type: ignore[index]
                 spans.append((arg.runtime, start, end))  # type: ignore[arg-type]
             elif arg.kind == "int":
                 runtime[arg.runtime] = self.integer(obj, arg)  # type: ignore[index]
@@ -334,6 +335,55 @@ class _Emitter:
         b.position_at_end(done)
         size = b.mul(product, ir.Constant(I64, descr.itemsize))
         return b.inttoptr(data, PTR), data, b.add(data, size)
+
+    def attribute(self, obj: ir.Value, name: str, call: bool = False) -> ir.Value:
+        """`obj.name` (or `obj.name()`), a new reference; the fallback where Python raised
+        (the exception cleared)."""
+        b = self.b
+        get = self.api("PyObject_GetAttr", PTR, [PTR, PTR])
+        value = b.call(get, [obj, b.inttoptr(self.address(name), PTR)])
+        if call:
+            bound = value
+            self.check_not_null(bound, f"has_{name}")
+            value = b.call(self.api("PyObject_CallNoArgs", PTR, [PTR]), [bound])
+            self.release(bound)
+        self.check_not_null(value, name)
+        return value
+
+    def check_not_null(self, value: ir.Value, label: str) -> None:
+        b = self.b
+        ok, failed = (self.function.append_basic_block(f"{label}_{n}") for n in ("ok", "raised"))
+        b.cbranch(b.icmp_unsigned("!=", b.ptrtoint(value, I64), ir.Constant(I64, 0)), ok, failed)
+        b.position_at_end(failed)
+        b.call(self.api("PyErr_Clear", ir.VoidType(), []), [])
+        b.branch(self.fallback)
+        b.position_at_end(ok)
+
+    def release(self, value: ir.Value) -> None:
+        self.b.call(self.api("Py_DecRef", ir.VoidType(), [PTR]), [value])
+
+    def tensor(self, obj: ir.Value, arg: Arg) -> tuple[ir.Value, ir.Value, ir.Value]:
+        """A torch CPU tensor, exactly `torch.Tensor`, of the variant's dtype, contiguous:
+        its data pointer and the bytes it spans (through its Python attributes)."""
+        b = self.b
+        kind = self.word(obj, _OB_TYPE)
+        self.check(b.icmp_unsigned("==", kind, self.address(arg.value)), "tensor")
+
+        def same(value: ir.Value, expected: object, label: str) -> None:
+            matches = b.icmp_unsigned("==", b.ptrtoint(value, I64), self.address(expected))
+            self.release(value)
+            self.check(matches, label)
+
+        same(self.attribute(obj, "dtype"), arg.dtype, "tensor_dtype")
+        same(self.attribute(obj, "is_cpu"), True, "on_cpu")
+        same(self.attribute(obj, "is_contiguous", call=True), True, "tensor_contiguous")
+        pointer = self.attribute(obj, "data_ptr", call=True)
+        data = self.long(pointer)
+        self.release(pointer)
+        size = self.attribute(obj, "nbytes")
+        nbytes = self.long(size)
+        self.release(size)
+        return b.inttoptr(data, PTR), data, b.add(data, nbytes)
 
     def integer(self, obj: ir.Value, arg: Arg) -> ir.Value:
         b = self.b

@@ -237,3 +237,26 @@ def test_grid_functions_and_launch_options(python_launches: list[int]) -> None:
         kernel[grid](x, y, out, 2.0, n, BLOCK=32, policy="numpy", num_warps=4)
         assert out[:n].tolist() == (2 * x + y)[:n].tolist() and not out[n:].any()
     assert python_launches[0] == 2  # 80, 64 and 16 are all multiples of 16
+
+
+def test_torch_tensors_launch_through_stubs(python_launches: list[int]) -> None:
+    import torch
+
+    kernel = fresh(axpy)
+    x, y = torch.arange(64, dtype=torch.float32), torch.ones(64)
+    for _ in range(5):
+        out = torch.zeros(64)
+        kernel[(2,)](x, y, out, 2.0, 64, BLOCK=32)
+        assert torch.equal(out, 2 * x + y)
+    assert python_launches[0] == 2
+    base = torch.zeros(128)
+    wide = base[::2]  # not contiguous: through Python; the kernel indexes from its start
+    kernel[(2,)](x, y, wide, 2.0, 64, BLOCK=32)
+    assert torch.equal(base[:64], 2 * x + y) and python_launches[0] == 3
+    half = torch.zeros(64, dtype=torch.float64)  # another dtype: another variant
+    kernel[(2,)](x.double(), y.double(), half, 2.0, 64, BLOCK=32)
+    assert torch.equal(half, (2 * x + y).double()) and python_launches[0] == 4
+    numpy_out = numpy.zeros(64, numpy.float32)  # arrays next to tensors: their own stub
+    for _ in range(3):
+        kernel[(2,)](x.numpy(), y.numpy(), numpy_out, 2.0, 64, BLOCK=32)
+    assert numpy_out.tolist() == (2 * x + y).tolist() and python_launches[0] == 6
