@@ -502,11 +502,12 @@ class Generator:
         The float is used only next to an integer, float32 or float64 block (`binary`):
         the interpreter passes a float argument on as a Python float, i.e. as a literal,
         where compiled Triton has a float32 scalar; the two agree there. For the same
-        reason its value is float32's zero, infinity, NaN or normal (the interpreter
-        makes other floats float64).
+        reason its value is a float32: zero, infinity, NaN or a normal number (the
+        interpreter makes other floats float64, or computes with the double's digits).
         """
         ints = [0, 2, -3, 17, 2**31 - 1, -(2**31), 2**33, 2**40, -(2**40), 2**63 - 1, 2**63]
         floats = [0.5, -0.0, 3.0, 1e30, -1.5e-3, float("nan"), float("inf"), 2.0**-120]
+        floats = [float(np.float32(f)) for f in floats]
         chosen = [("s0", self.rng.choice(ints)), ("s1", self.rng.choice(floats))]
         value = chosen[0][1]
         dtype = "uint64" if value >= 2**63 else "int64" if abs(value) >= 2**31 else "int32"
