@@ -47,13 +47,11 @@ from typing import Any
 import llvmlite.ir as ir
 import numpy
 
+from blkc.runtime.launch import INLINE_BYTES
+
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
 DOUBLE = ir.DoubleType()
-
-INLINE_BYTES = 1 << 18
-"""Launches whose arrays hold at most this many bytes in all run on the calling thread:
-waking the pool's threads costs more than they would save."""
 
 # CPython and NumPy object layouts (64-bit).
 _OB_TYPE = 8

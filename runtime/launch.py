@@ -369,6 +369,10 @@ def _permits(count: int) -> threading.BoundedSemaphore:
     return threading.BoundedSemaphore(count)
 
 
+INLINE_BYTES = 1 << 18
+"""Launches whose arrays hold at most this many bytes in all run on the calling thread
+(`run_grid`; launch stubs use the same bound)."""
+
 _CHUNKS_PER_WORKER = 4
 """Workers take chunks of consecutive programs from a shared counter until none is left: a
 core slowed by other work takes fewer chunks, where a static split waits for its share."""
@@ -380,9 +384,12 @@ def run_grid(
     grid: tuple[int, int, int],
     num_cpu_threads: int | None = None,
     interruptible: bool = False,
+    work_bytes: int | None = None,
 ) -> None:
     """Call the compiled launcher over every program of `grid` on `num_cpu_threads`
     threads (by default, and at most, one per core): the calling thread and the pool's.
+    A launch whose arrays hold at most `INLINE_BYTES` in all (`work_bytes`) runs on the
+    calling thread alone: waking the pool would cost more than it saves.
 
     An `interruptible` kernel (one with a loop that may run forever) runs on the pool's
     threads only, while the calling thread waits where Python sees a Ctrl-C: then
@@ -393,6 +400,8 @@ def run_grid(
     if total == 0:
         return
     workers = min(threads, cores(), total)
+    if work_bytes is not None and work_bytes <= INLINE_BYTES:
+        workers = 1
     with _failures_lock:
         _failures.clear()
     if workers == 1 and not interruptible:

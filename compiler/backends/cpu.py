@@ -186,6 +186,7 @@ class CpuBackend(Backend):
             shape,
             num_cpu_threads,
             interruptible=program.interruptible,
+            work_bytes=sum(end - start for start, end in converted.spans),
         )
         binary.check_accesses(kernel.name, program.accesses)
 

@@ -155,3 +155,18 @@ def test_launches_from_several_threads_share_the_cores() -> None:
     for thread in threads:
         thread.join()
     assert 1 <= most[0] <= launch.cores()
+
+
+def test_small_launches_stay_on_the_calling_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A launch whose arrays are small runs every program on the calling thread, however
+    many programs: waking the pool would cost more."""
+
+    def no_pool() -> None:
+        raise AssertionError("a small launch must not use the pool")
+
+    monkeypatch.setattr(launch, "_pool", no_pool)
+    monkeypatch.setattr(launch, "cores", lambda: 4)
+    x = numpy.arange(4096, dtype=numpy.float32)  # 32 KiB in all, 64 programs
+    out = numpy.zeros_like(x)
+    double[(64,)](x, out, 4096, BLOCK=64, num_cpu_threads=4)
+    numpy.testing.assert_array_equal(out, x * 2)
