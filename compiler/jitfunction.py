@@ -190,6 +190,25 @@ class JITFunction(_Launchable):
     def __repr__(self) -> str:
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (pickle, cloudpickle, Dask): by module and name where the kernel can be
+        imported so, else by value: the function (cloudpickle sends its code) with its
+        source, from which the receiving process compiles it at its first launch (or finds
+        it in the disk cache, under the same key). Compiled code never travels."""
+        module = sys.modules.get(self.fn.__module__)
+        if self.fn.__module__ != "__main__" and _named(module, self.fn.__qualname__) is self:
+            return (_import_kernel, (self.fn.__module__, self.fn.__qualname__))
+        from blkc.frontend.python import function_source
+
+        lines, first, filename = function_source(self.fn)
+        options = {
+            "policy": self.policy,
+            "do_not_specialize": sorted(self.do_not_specialize),
+            "check_bounds": self.check_bounds,
+            "target": self.target,
+        }
+        return (_rebuild_kernel, (self.fn, lines, first, filename, options))
+
     @property
     def src(self) -> str:
         """The function's source, from its `def` line (decorators left out)."""
@@ -567,6 +586,34 @@ class JITFunction(_Launchable):
         arguments = self._bind(args, self._with_options(kwargs, **options))
         kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
         return kernel.prepare()
+
+
+def _named(module: Any, qualname: str) -> Any:
+    """What `qualname` names in `module` (None where nothing does)."""
+    found = module
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return found
+
+
+def _import_kernel(module: str, qualname: str) -> JITFunction:
+    """A pickled kernel, by its module and name."""
+    import importlib
+
+    found = _named(importlib.import_module(module), qualname)
+    if not isinstance(found, JITFunction):
+        raise TypeError(f"{module}.{qualname} is not a @blkc.jit kernel here")
+    return found
+
+
+def _rebuild_kernel(
+    fn: Callable[..., Any], lines: list[str], first: int, filename: str, options: dict[str, Any]
+) -> JITFunction:
+    """A kernel pickled by value: its function, compiled from the source it came with."""
+    from blkc.frontend.python import adopt_source
+
+    adopt_source(fn, lines, first, filename)
+    return JITFunction(fn, **options)
 
 
 _SIMPLE_KEYWORDS = (int, float, str, bool, type(None))

@@ -114,24 +114,34 @@ class _Function:
 
 
 _PARSED: dict[Callable[..., Any], _Function] = {}
-_REPLACED: dict[Callable[..., Any], tuple[list[str], str]] = {}
-"""Functions whose source was replaced (`JITFunction._unsafe_update_src`): the new lines,
-and the name under which `linecache` shows them in diagnostics."""
+_REPLACED: dict[Callable[..., Any], tuple[list[str], int, str]] = {}
+"""Functions whose source was replaced (`JITFunction._unsafe_update_src`) or came with them
+(`adopt_source`): the lines, the line number of the first, and the file name under which
+diagnostics show them."""
 
 
 def replace_source(fn: Callable[..., Any], source: str) -> None:
     """Compile `fn` from `source` (a function definition) from now on."""
     filename = f"<{fn.__qualname__}: updated source {len(_REPLACED) + 1}>"
     register_source(filename, source)  # for the source lines of diagnostics
-    _REPLACED[fn] = (source.splitlines(keepends=True), filename)
+    _REPLACED[fn] = (source.splitlines(keepends=True), 1, filename)
+    _PARSED.pop(fn, None)
+
+
+def adopt_source(fn: Callable[..., Any], lines: list[str], first: int, filename: str) -> None:
+    """Compile `fn` from `lines`, its definition as it stood at line `first` of `filename`:
+    a kernel that arrived by pickle, whose file this process may not have (or have as it
+    was). Diagnostics name that file and line."""
+    register_source(filename, "".join(lines), first - 1)
+    _REPLACED[fn] = (list(lines), first, filename)
     _PARSED.pop(fn, None)
 
 
 def function_source(fn: Callable[..., Any]) -> tuple[list[str], int, str]:
     """`fn`'s source lines, the line number of the first, and the file they are in."""
     if fn in _REPLACED:
-        lines, filename = _REPLACED[fn]
-        return lines, 1, filename
+        lines, first, filename = _REPLACED[fn]
+        return lines, first, filename
     try:
         lines, first = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or "<unknown>"
@@ -160,7 +170,12 @@ def parse_function(fn: Callable[..., Any]) -> _Function:
     if isinstance(tree, ast.AsyncFunctionDef):
         raise error_at(SourceLocation(filename, first, 1), "a kernel cannot be async")
     parsed = _Function(
-        tree, filename, first - 1, indent, fn.__globals__, closure_cells(fn)  # type: ignore[attr-defined]
+        tree,
+        filename,
+        first - 1,
+        indent,
+        fn.__globals__,
+        closure_cells(fn),  # type: ignore[attr-defined]
     )
     _PARSED[fn] = parsed
     return parsed
