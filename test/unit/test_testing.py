@@ -19,9 +19,11 @@ def sleep_ms(ms: float) -> None:
 
 
 def test_do_bench_times_a_sleep_in_milliseconds() -> None:
-    mean = testing.do_bench(lambda: sleep_ms(2), warmup=5, rep=40)
-    # A sleep lasts at least what it asks; a loaded machine may add, not take away.
-    assert 2.0 <= mean < 20.0
+    # A sleep lasts at least what it asks; a loaded machine may add (tens of milliseconds
+    # to a few calls here), not take away: the fastest call tells milliseconds from seconds.
+    times = testing.do_bench(lambda: sleep_ms(2), warmup=5, rep=40, return_mode="all")
+    assert 2.0 <= min(times) < 100.0
+    assert testing.do_bench(lambda: sleep_ms(2), warmup=1, rep=10) >= 2.0
 
 
 def test_do_bench_quantiles_are_ordered_and_one_quantile_is_a_number() -> None:
