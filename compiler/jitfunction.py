@@ -198,7 +198,7 @@ class JITFunction(_Launchable):
         module = sys.modules.get(self.fn.__module__)
         if self.fn.__module__ != "__main__" and _named(module, self.fn.__qualname__) is self:
             return (_import_kernel, (self.fn.__module__, self.fn.__qualname__))
-        from blkc.frontend.python import function_source
+        from blkc.frontend.source import function_source
 
         lines, first, filename = function_source(self.fn)
         options = {
@@ -212,7 +212,7 @@ class JITFunction(_Launchable):
     @property
     def src(self) -> str:
         """The function's source, from its `def` line (decorators left out)."""
-        from blkc.frontend.python import function_source
+        from blkc.frontend.source import function_source
 
         text = textwrap.dedent("".join(function_source(self.fn)[0]))
         start = re.search(r"^def\s+\w+\s*\(", text, re.MULTILINE)
@@ -228,7 +228,7 @@ class JITFunction(_Launchable):
         """Compile this function from `new_src` (a `def` with the same parameters) from now
         on; every kernel that calls it recompiles at its next launch."""
         from blkc.frontend.captures import source_replaced
-        from blkc.frontend.python import replace_source
+        from blkc.frontend.source import replace_source
 
         replace_source(self.fn, new_src)
         source_replaced(self.fn)
@@ -396,7 +396,7 @@ class JITFunction(_Launchable):
             ]
             return build_module(self, params, constants, policy, divisibility)
 
-        from blkc.frontend.python import parse_function
+        from blkc.frontend.source import parse_function
 
         kernel = compile_cached(
             key,
@@ -610,7 +610,7 @@ def _rebuild_kernel(
     fn: Callable[..., Any], lines: list[str], first: int, filename: str, options: dict[str, Any]
 ) -> JITFunction:
     """A kernel pickled by value: its function, compiled from the source it came with."""
-    from blkc.frontend.python import adopt_source
+    from blkc.frontend.source import adopt_source
 
     adopt_source(fn, lines, first, filename)
     return JITFunction(fn, **options)
@@ -670,7 +670,6 @@ class _FastEntry:
         from blkc.backends.cpu import CpuProgram
         from blkc.language import core as tl
         from blkc.runtime import fast_launch, launch
-        from blkc.runtime.llvm_emitter import abi_type
 
         program = kernel.program
         if not isinstance(program, CpuProgram) or program.interruptible:
@@ -684,7 +683,7 @@ class _FastEntry:
             return None
         stub = fast_launch.build(
             plan,
-            [abi_type(t) for t in program.abi],
+            [fast_launch.abi_type(str(t)) for t in program.abi],
             {noalias: b.compiled.address(program.launcher) for noalias, b in binaries.items()},
             [ctypes.addressof(b.errors) for b in binaries.values()],
             ctypes.addressof(launch.failure_count),

@@ -17,23 +17,21 @@ import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-from xdsl.dialects import func
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.ir import Attribute
-from xdsl.utils.exceptions import ParseError
+from typing import TYPE_CHECKING, Any
 
 from blkc import backends
 from blkc.backends import Backend, TargetOptions
-from blkc.diagnostics import error_at
-from blkc.dialects.blk import DIVISIBILITY_ATTR
-from blkc.dialects.kernels import find_kernel
-from blkc.passes.promotion import default_policy
-from blkc.passes.written_arguments import written_arguments
-from blkc.pipeline import parse, parse_attributes, run_pipeline, to_strict_spec
+from blkc.promotion import default_policy
 from blkc.runtime import cache, launch
 from blkc.runtime.grid import Grid, Launchable, positional_only, user_entry
+
+if TYPE_CHECKING:
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.ir import Attribute
+
+# A kernel loaded from the disk cache launches without xDSL, the frontends and the code
+# generators: this module imports them where it compiles.
 
 
 @dataclass
@@ -41,8 +39,8 @@ class Kernel(Launchable):
     """A compiled kernel, for any target: launch it with ``kernel[grid](*args)``."""
 
     name: str
-    params: list[Attribute]
-    """The blk types of the kernel's parameters (with their signedness)."""
+    param_types: list[str]
+    """The blk types of the kernel's parameters (with their signedness), as IR text."""
     target: str
     stages: dict[str, str]
     """The text of each stage compiled so far (see `asm`)."""
@@ -64,9 +62,17 @@ class Kernel(Launchable):
         return backends.get(self.target)
 
     @functools.cached_property
+    def params(self) -> list[Attribute]:
+        """The blk types of the kernel's parameters, as xDSL attributes (parsed at first
+        use: launching needs only `param_types`)."""
+        from blkc.pipeline import parse_attributes
+
+        return parse_attributes(self.param_types)
+
+    @functools.cached_property
     def slots(self) -> list[launch.Slot]:
         """How a launch checks and passes each argument (computed once)."""
-        return launch.slots(self.params)
+        return launch.slots(self.param_types)
 
     def __repr__(self) -> str:
         return f"<blkc.Kernel '{self.name}' for {self.target}>"
@@ -119,7 +125,7 @@ class Kernel(Launchable):
         return {
             "name": self.name,
             "target": self.target,
-            "params": [str(t) for t in self.params],
+            "params": list(self.param_types),
             "stages": self.stages,
             "divisibility": self.divisibility,
             "writes": self.writes,
@@ -131,12 +137,12 @@ class Kernel(Launchable):
     def from_meta(
         cls, meta: dict[str, Any], options: TargetOptions, cache_key: str | None = None
     ) -> Kernel:
-        """The kernel `to_meta` described, for `options` (a KeyError, TypeError,
-        ValueError or ParseError for a damaged description)."""
+        """The kernel `to_meta` described, for `options` (a KeyError, TypeError or
+        ValueError for a damaged description)."""
         backend = backends.get(meta["target"])
         return cls(
             meta["name"],
-            parse_attributes(meta["params"]),
+            [str(t) for t in meta["params"]],
             meta["target"],
             dict(meta["stages"]),
             backend.program_from_meta(meta["program"], options, cache_key),
@@ -263,6 +269,9 @@ def _compile_keyed(
 
 
 def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Kernel:
+    from blkc.passes.written_arguments import written_arguments
+    from blkc.pipeline import parse, run_pipeline, to_strict_spec
+
     global builds
     builds += 1
     module = parse(text, options.filename) if isinstance(source, str) else source.clone()
@@ -276,9 +285,9 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
     names = [arg.name_hint for arg in function.body.blocks[0].args]
     target = options.target
     stages, program = backends.get(target.target).build(module, name, target, key)
-    return Kernel(
+    kernel = Kernel(
         name,
-        params,
+        [str(t) for t in params],
         target.target,
         {"loose": text, "strict": strict, **stages},
         program,
@@ -287,6 +296,8 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
         writes,
         names,
     )
+    kernel.__dict__["params"] = params  # parsed already
+    return kernel
 
 
 def _from_disk(key: str, options: TargetOptions) -> Kernel | None:
@@ -295,11 +306,15 @@ def _from_disk(key: str, options: TargetOptions) -> Kernel | None:
         return None
     try:
         return Kernel.from_meta(meta, options, key)
-    except (KeyError, TypeError, ValueError, ParseError):
+    except (KeyError, TypeError, ValueError):
         return None  # a damaged or older entry: compile again
 
 
 def _divisibility(function: func.FuncOp) -> list[int | None]:
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from blkc.dialects.blk import DIVISIBILITY_ATTR
+
     attrs = function.arg_attrs
     found: list[int | None] = []
     for entry in attrs.data if attrs is not None else ():
@@ -319,6 +334,9 @@ def _check_divisibility(name: str, divisibility: list[int | None], args: Sequenc
 
 
 def _pick_kernel(module: ModuleOp, name: str | None) -> func.FuncOp:
+    from blkc.diagnostics import error_at
+    from blkc.dialects.kernels import find_kernel
+
     try:
         return find_kernel(module, name)
     except ValueError as err:

@@ -85,6 +85,21 @@ def available() -> bool:
     )
 
 
+def abi_type(text: str) -> ir.Type:
+    """The LLVM type a launcher takes a parameter of blk type `text` as (what
+    `llvm_emitter.abi_type` gives, read from the type's text: no xDSL needed)."""
+    if text.startswith("!blk.ptr<"):
+        return PTR
+    if text in ("f32",):
+        return ir.FloatType()
+    if text.startswith(("f", "bf")):  # f64, and small floats, which travel as doubles
+        return DOUBLE
+    digits = text.lstrip("sui")
+    if not digits.isdigit():
+        raise ValueError(f"no launch ABI for parameter type {text}")
+    return ir.IntType(int(digits))
+
+
 @dataclass(frozen=True)
 class Arg:
     """What a stub accepts for one positional argument, and where it goes."""

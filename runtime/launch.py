@@ -23,11 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy
-from xdsl.dialects.builtin import IntegerType, Signedness
-from xdsl.ir import Attribute
 
 from blkc import dtypes
-from blkc.dialects.types import PtrType
 from blkc.runtime.arrays import as_array
 from blkc.runtime.grid import Grid, check_grid, check_num_cpu_threads
 
@@ -102,18 +99,34 @@ def register_runtime_symbols() -> None:
 # ------------------------------------------------------------------------------------
 
 
-def _param_dtype(t: Attribute) -> dtypes.DType:
-    if isinstance(t, IntegerType) and t.signedness.data == Signedness.SIGNED:
-        return dtypes.dtype(f"int{t.width.data}")
-    return dtypes.from_xdsl(t)
+ParamType = Any
+"""A parameter's blk type: the xDSL attribute, or its text (``!blk.ptr<f32>``, ``i32``,
+``si32``), as a kernel from the disk cache keeps it: launching reads either without xDSL."""
 
 
-def abi_ctype(t: Attribute) -> type:
+def type_text(t: ParamType) -> str:
+    return t if isinstance(t, str) else str(t)
+
+
+def pointee_text(t: ParamType) -> str | None:
+    """The pointee's type of a pointer parameter (``f32`` of ``!blk.ptr<f32>``), else None."""
+    text = type_text(t)
+    return text[len("!blk.ptr<") : -1] if text.startswith("!blk.ptr<") else None
+
+
+def _param_dtype(t: ParamType) -> dtypes.DType:
+    text = type_text(t)
+    if text.startswith("si"):  # a signed integer, as a frontend types its parameters
+        return dtypes.dtype(f"int{text[2:]}")
+    return dtypes.dtype(text)
+
+
+def abi_ctype(t: ParamType) -> type:
     """How a value of parameter type `t` travels through ctypes (pointers as addresses)."""
-    return ctypes.c_void_p if isinstance(t, PtrType) else _CTYPES[_param_dtype(t).name]
+    return ctypes.c_void_p if pointee_text(t) is not None else _CTYPES[_param_dtype(t).name]
 
 
-def launcher_ctypes(abi: Sequence[Attribute]) -> list[type]:
+def launcher_ctypes(abi: Sequence[ParamType]) -> list[type]:
     """The parameters of a CPU kernel's grid launcher: the kernel's own (of types `abi`),
     the bounds table (`array_bounds`), the first and end program of the chunk, and the
     grid's three sizes."""
@@ -146,12 +159,13 @@ class Slot:
     """How a scalar travels (`_CTYPES`)."""
 
 
-def slots(params: Sequence[Attribute]) -> list[Slot]:
+def slots(params: Sequence[ParamType]) -> list[Slot]:
     """The launch plan of parameters of types `params` (computed once per kernel)."""
     plan = []
     for t in params:
-        if isinstance(t, PtrType):
-            d = dtypes.from_xdsl(t.pointee)
+        pointee = pointee_text(t)
+        if pointee is not None:
+            d = dtypes.dtype(pointee)
             plan.append(Slot(True, d, d.numpy, None))
         else:
             d = _param_dtype(t)
@@ -167,7 +181,7 @@ def _where(name: str, index: int, names: Sequence[str | None]) -> str:
 
 def convert_args(
     name: str,
-    params: Sequence[Attribute],
+    params: Sequence[ParamType],
     args: Sequence[object],
     writes: Sequence[bool] = (),
     names: Sequence[str | None] = (),
@@ -255,14 +269,15 @@ def array_span(array: numpy.ndarray) -> tuple[int, int]:
     return first, end + array.itemsize
 
 
-def array_bounds(params: Sequence[Attribute], spans: Sequence[tuple[int, int]]) -> ctypes.c_void_p:
+def array_bounds(plan: Sequence[Slot], spans: Sequence[tuple[int, int]]) -> ctypes.c_void_p:
     """The first and end byte of each pointer argument's array (`spans`, in the order of
-    the pointer parameters), as the kernel reads them: int64 pairs indexed by parameter
-    position, then `stream_threshold()`. The arrays are kept alive by the caller."""
-    entries = [0] * (2 * len(params) + 1)
+    the pointer parameters, whose `slots` are `plan`), as the kernel reads them: int64
+    pairs indexed by parameter position, then `stream_threshold()`. The arrays are kept
+    alive by the caller."""
+    entries = [0] * (2 * len(plan) + 1)
     pointers = iter(spans)
-    for index, t in enumerate(params):
-        if isinstance(t, PtrType):
+    for index, slot in enumerate(plan):
+        if slot.pointer:
             entries[2 * index], entries[2 * index + 1] = next(pointers)
     entries[-1] = stream_threshold()
     table = numpy.array(entries, numpy.int64)

@@ -17,17 +17,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
-
 from blkc.backends import Backend, TargetOptions
-from blkc.pipeline import apply_passes, build_passes, make_context, parse_attributes
 from blkc.runtime import cache, launch
 from blkc.runtime.jit import CompiledModule, compile_ir
-from blkc.runtime.llvm_codegen import emit_module
 
 if TYPE_CHECKING:
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
     from blkc.kernel import Kernel
+
+# Loading a kernel from the disk cache and launching it needs neither xDSL nor the code
+# generator: they are imported where a kernel is lowered.
 
 LOWERING = "carry-pointer-offsets,convert-blk-to-loops,lower-int-semantics,emulate-small-floats"
 
@@ -39,6 +40,7 @@ def lower_variants(module: ModuleOp, lowering: str) -> dict[bool, ModuleOp]:
     a copy of the strict IR again without it, for launches whose arrays do (False); else
     both share `module`."""
     from blkc.passes.convert_blk_to_loops import relies_on_disjoint_args
+    from blkc.pipeline import apply_passes, build_passes, make_context
 
     passes = build_passes(lowering)
     assuming = tuple(_assuming_disjoint_args(p) for p in passes)
@@ -84,8 +86,9 @@ class CpuProgram:
 
     launcher: str
     """The symbol of the exported grid launcher."""
-    abi: list[Any]
-    """The parameter types the launcher takes (signless, as the code generator saw them)."""
+    abi: list[str]
+    """The parameter types the launcher takes (signless, as the code generator saw them),
+    as IR text."""
     errors: str
     """The symbol of the kernel's out-of-bounds record."""
     accesses: list[str]
@@ -146,6 +149,8 @@ class CpuBackend(Backend):
     def build(
         self, module: ModuleOp, name: str, options: TargetOptions, cache_key: str | None
     ) -> tuple[dict[str, str], CpuProgram]:
+        from blkc.runtime.llvm_codegen import emit_module
+
         lowered = lower_variants(module, self.lowering(options))
         checked = options.check_bounds
         variants = {
@@ -155,7 +160,7 @@ class CpuBackend(Backend):
         signature = variants[True].kernels[name]
         program = CpuProgram(
             signature.launcher,
-            list(signature.params),
+            [str(t) for t in signature.params],
             signature.errors,
             signature.accesses,
             {noalias: emitted.llvm_ir for noalias, emitted in variants.items()},
@@ -175,11 +180,11 @@ class CpuBackend(Backend):
     ) -> None:
         program: CpuProgram = kernel.program
         converted = launch.convert_args(
-            kernel.name, kernel.params, args, kernel.writes, kernel.param_names, kernel.slots
+            kernel.name, kernel.param_types, args, kernel.writes, kernel.param_names, kernel.slots
         )
         shape = launch.normalize_grid(grid, meta)
         binary = program.binary(launch.no_overlap(converted.spans))
-        bounds = launch.array_bounds(kernel.params, converted.spans)
+        bounds = launch.array_bounds(kernel.slots, converted.spans)
         launch.run_grid(
             binary.launcher,
             [*converted.values, bounds],
@@ -215,7 +220,7 @@ class CpuBackend(Backend):
     ) -> CpuProgram:
         return CpuProgram(
             meta["launcher"],
-            parse_attributes(meta["abi"]),
+            [str(t) for t in meta["abi"]],
             meta["errors"],
             list(meta["accesses"]),
             {True: meta["llvm"]["noalias"], False: meta["llvm"]["alias"]},

@@ -184,7 +184,7 @@ def source_replaced(fn: Callable[..., Any]) -> None:
 
 
 def _tree_digest(fn: Callable[..., Any]) -> bytes:
-    from blkc.frontend.python import parse_function
+    from blkc.frontend.source import parse_function
 
     if fn not in _TREE_DIGESTS:
         parsed = parse_function(fn)
@@ -197,7 +197,7 @@ def _tree_digest(fn: Callable[..., Any]) -> bytes:
 def capture(kernel: JITFunction) -> Captures:
     """Walk `kernel` and every @blkc.jit function it can reach through names and module
     attributes; record each name read from outside a function and its current value."""
-    from blkc.frontend.python import parse_function
+    from blkc.frontend.source import parse_function
     from blkc.jitfunction import JITFunction
 
     replaced = _sources_replaced[0]

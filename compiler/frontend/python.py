@@ -21,21 +21,25 @@ import builtins
 import dataclasses
 import difflib
 import inspect
-import textwrap
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from types import CellType, ModuleType
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, BlockArgument, SSAValue
 
 from blkc import dtypes
-from blkc.diagnostics import BlkcError, SourceLocation, error_at, register_source
+from blkc.diagnostics import BlkcError, SourceLocation, error_at
 from blkc.dialects.types import PtrType, dtype_of, element_type, shape_of
 from blkc.frontend.builder import IRBuilder
-from blkc.frontend.captures import closure_cells, readable, refusal
+from blkc.frontend.captures import readable, refusal
+from blkc.frontend.source import ParsedFunction as _Function
+from blkc.frontend.source import adopt_source as adopt_source
+from blkc.frontend.source import function_source as function_source
+from blkc.frontend.source import parse_function
+from blkc.frontend.source import replace_source as replace_source
 from blkc.language import core as tl
 from blkc.language import tensor_descriptors
 from blkc.language.block_pointers import BlockPointer, advance
@@ -98,87 +102,6 @@ _PYTHON_FUNCTIONS = {
     builtins.divmod, builtins.round, builtins.sorted, builtins.type, builtins.repr,
 }  # fmt: skip
 """Python functions a kernel may call on compile-time values."""
-
-
-@dataclass
-class _Function:
-    """A parsed `@blkc.jit` function: its AST and where its lines are in its file."""
-
-    tree: ast.FunctionDef
-    filename: str
-    line_offset: int
-    col_offset: int
-    globals: dict[str, Any]
-    closure: dict[str, CellType] = field(default_factory=dict)
-    """The cells of the variables it reads from enclosing functions."""
-
-
-_PARSED: dict[Callable[..., Any], _Function] = {}
-_REPLACED: dict[Callable[..., Any], tuple[list[str], int, str]] = {}
-"""Functions whose source was replaced (`JITFunction._unsafe_update_src`) or came with them
-(`adopt_source`): the lines, the line number of the first, and the file name under which
-diagnostics show them."""
-
-
-def replace_source(fn: Callable[..., Any], source: str) -> None:
-    """Compile `fn` from `source` (a function definition) from now on."""
-    filename = f"<{fn.__qualname__}: updated source {len(_REPLACED) + 1}>"
-    register_source(filename, source)  # for the source lines of diagnostics
-    _REPLACED[fn] = (source.splitlines(keepends=True), 1, filename)
-    _PARSED.pop(fn, None)
-
-
-def adopt_source(fn: Callable[..., Any], lines: list[str], first: int, filename: str) -> None:
-    """Compile `fn` from `lines`, its definition as it stood at line `first` of `filename`:
-    a kernel that arrived by pickle, whose file this process may not have (or have as it
-    was). Diagnostics name that file and line."""
-    register_source(filename, "".join(lines), first - 1)
-    _REPLACED[fn] = (list(lines), first, filename)
-    _PARSED.pop(fn, None)
-
-
-def function_source(fn: Callable[..., Any]) -> tuple[list[str], int, str]:
-    """`fn`'s source lines, the line number of the first, and the file they are in."""
-    if fn in _REPLACED:
-        lines, first, filename = _REPLACED[fn]
-        return lines, first, filename
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or "<unknown>"
-    except (OSError, TypeError) as err:
-        raise error_at(None, f"cannot read the source of kernel '{fn.__name__}': {err}") from None
-    return lines, first, filename
-
-
-def parse_function(fn: Callable[..., Any]) -> _Function:
-    """`fn`'s AST, positioned in its source file (cached)."""
-    if fn in _PARSED:
-        return _PARSED[fn]
-    lines, first, filename = function_source(fn)
-    source = "".join(lines)
-    dedented = textwrap.dedent(source)
-    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    try:
-        module = ast.parse(dedented)
-    except SyntaxError as err:
-        where = SourceLocation(filename, first + (err.lineno or 1) - 1, err.offset or 1)
-        raise error_at(where, f"invalid Python: {err.msg}") from None
-    found = [n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-    if not found:
-        raise error_at(SourceLocation(filename, first, 1), "the source defines no function")
-    tree = found[0]
-    if isinstance(tree, ast.AsyncFunctionDef):
-        raise error_at(SourceLocation(filename, first, 1), "a kernel cannot be async")
-    parsed = _Function(
-        tree,
-        filename,
-        first - 1,
-        indent,
-        fn.__globals__,
-        closure_cells(fn),  # type: ignore[attr-defined]
-    )
-    _PARSED[fn] = parsed
-    return parsed
 
 
 def assigned_names(statements: Sequence[ast.stmt]) -> list[str]:
