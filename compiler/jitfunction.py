@@ -351,7 +351,7 @@ class JITFunction(_Launchable):
         """The compiled variant for `arguments` (by name) and the runtime arguments it
         takes, in order."""
         from blkc.kernel import compile_cached
-        from blkc.passes.promotion import default_policy
+        from blkc.promotion import default_policy
 
         policy = policy or self.policy or default_policy()
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
