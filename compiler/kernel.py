@@ -102,8 +102,11 @@ class Kernel(Launchable):
     @property
     def asm(self) -> dict[str, str]:
         """Each stage's text: `loose`, `strict`, `loops` (blk and loop IR), `llvm`, and
-        `asm` (CPU targets) or `ptx`."""
-        return self.backend.asm(self)
+        `asm` (CPU targets) or `ptx`; under Triton's names too, `ttir` (the strict blk IR)
+        and `llir` (the LLVM IR)."""
+        stages = self.backend.asm(self)
+        aliases = {"ttir": "strict", "llir": "llvm"}
+        return {**stages, **{t: stages[b] for t, b in aliases.items() if b in stages}}
 
     @property
     def n_regs(self) -> int | None:

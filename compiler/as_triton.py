@@ -1,0 +1,174 @@
+"""Run code written for Triton on blkc, unchanged.
+
+    python -m blkc.as_triton script.py [args]      # a program that says `import triton`
+    python -m blkc.as_triton -m package.module [args]
+    pytest -p blkc.as_triton tests/                # a test suite (a pytest plugin)
+
+For that process, `import triton` and the modules Triton programs import resolve to
+blkc's: `triton` itself (reporting as `__version__` the Triton release whose semantics
+blkc follows, `TRITON_VERSION`), `triton.language` (with `extra.libdevice`, `math`,
+`core`, `random`, `standard`), `triton.testing`, `triton.runtime` (with `driver`, whose
+`active.get_active_torch_device()` is the CPU, `errors` and `jit`), and
+`triton.compiler` (with `errors.CompilationError`). A `triton` module blkc has no
+counterpart of fails to import with a message naming it. From Python, `install()` does the
+same. When the real Triton is already imported, both refuse: two `triton`s in one process
+would mix their kernels.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import runpy
+import sys
+import types
+from collections.abc import Sequence
+from typing import Any
+
+TRITON_VERSION = "3.9.0"
+"""The Triton release whose semantics blkc follows (`triton.__version__` under it)."""
+
+MODULES = {
+    "triton.language": "blkc.language",
+    "triton.language.core": "blkc.language.core",
+    "triton.language.math": "blkc.language.math",
+    "triton.language.random": "blkc.language.random",
+    "triton.language.standard": "blkc.language",
+    "triton.language.extra": "blkc.language.extra",
+    "triton.language.extra.libdevice": "blkc.language.extra.libdevice",
+    "triton.testing": "blkc.testing",
+    "triton.runtime": "blkc.runtime",
+    "triton.runtime.driver": "blkc.runtime.driver",
+    "triton.runtime.errors": "blkc.runtime.errors",
+}
+"""Each `triton` module, and the blkc module that stands for it."""
+
+_MADE = ("triton", "triton.compiler", "triton.compiler.errors", "triton.runtime.jit")
+"""Modules made here: blkc has one module where Triton has these."""
+
+
+class _Triton(types.ModuleType):
+    """`triton`: blkc's top-level names, as Triton's version."""
+
+    def __getattr__(self, name: str) -> Any:
+        import blkc
+
+        if name in ("language", "testing", "runtime", "compiler"):
+            return importlib.import_module(f"triton.{name}")
+        return getattr(blkc, name)
+
+    def __dir__(self) -> list[str]:
+        import blkc
+
+        return sorted({*dir(blkc), "__version__", "compiler"})
+
+
+def _made(name: str) -> types.ModuleType:
+    import blkc
+
+    if name == "triton":
+        module = _Triton("triton", "Triton's names, answered by blkc (blkc.as_triton).")
+        module.__version__ = TRITON_VERSION  # type: ignore[attr-defined]
+        module.__path__ = []  # a package: its submodules come from the finder
+        return module
+    module = types.ModuleType(name, f"{name}, answered by blkc (blkc.as_triton).")
+    if name == "triton.compiler":
+        module.__path__ = []  # type: ignore[attr-defined]
+        module.CompilationError = blkc.CompilationError  # type: ignore[attr-defined]
+    elif name == "triton.compiler.errors":
+        module.CompilationError = blkc.CompilationError  # type: ignore[attr-defined]
+        module.CompileTimeAssertionFailure = blkc.CompilationError  # type: ignore[attr-defined]
+    elif name == "triton.runtime.jit":
+        from blkc import jitfunction
+
+        for attr in ("JITFunction", "jit"):
+            setattr(module, attr, getattr(jitfunction, attr))
+        module.TensorWrapper = blkc.TensorWrapper  # type: ignore[attr-defined]
+        module.reinterpret = blkc.reinterpret  # type: ignore[attr-defined]
+    return module
+
+
+class _Loader(importlib.abc.Loader):
+    """Loads a module that exists already: blkc's keeps its own `__spec__`."""
+
+    def __init__(self, module: types.ModuleType):
+        self.module = module
+        self.spec = getattr(module, "__spec__", None)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        return self.module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        if self.spec is not None:  # the import system set the `triton` name's spec
+            module.__spec__ = self.spec
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Answers `triton` and `triton.*` imports with blkc's modules."""
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "triton" and not fullname.startswith("triton."):
+            return None
+        if fullname in _MADE:
+            module = _made(fullname)
+        elif fullname in MODULES:
+            module = importlib.import_module(MODULES[fullname])
+        else:
+            raise ImportError(
+                f"{fullname} has no blkc counterpart (blkc.as_triton answers "
+                f"{', '.join(sorted({*MODULES, *_MADE}))})",
+                name=fullname,
+            )
+        return importlib.machinery.ModuleSpec(fullname, _Loader(module), is_package=True)
+
+
+_FINDER = _Finder()
+
+
+def install() -> None:
+    """Make `import triton` (and its modules) resolve to blkc in this process."""
+    if _FINDER in sys.meta_path:
+        return
+    existing = sys.modules.get("triton")
+    if existing is not None:
+        raise RuntimeError(
+            f"the real Triton is already imported (from {getattr(existing, '__file__', '?')}): "
+            "blkc.as_triton must come first, as `python -m blkc.as_triton script.py` or "
+            "`pytest -p blkc.as_triton`, before anything imports triton"
+        )
+    sys.meta_path.insert(0, _FINDER)
+
+
+def pytest_configure(config: Any) -> None:
+    """As a pytest plugin (`pytest -p blkc.as_triton`): install before tests are collected."""
+    install()
+
+
+_USAGE = "usage: python -m blkc.as_triton script.py [args] | -m module [args]"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help") or (args[0] == "-m" and len(args) < 2):
+        print(_USAGE, file=sys.stderr if not args or args[0] == "-m" else sys.stdout)
+        return 0 if args and args[0] in ("-h", "--help") else 2
+    try:
+        install()
+    except RuntimeError as err:
+        print(f"blkc.as_triton: {err}", file=sys.stderr)
+        return 1
+    if args[0] == "-m":
+        sys.argv = args[1:]
+        runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+    else:
+        sys.argv = args
+        sys.path.insert(0, str(__import__("pathlib").Path(args[0]).resolve().parent))
+        runpy.run_path(args[0], run_name="__main__")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""`python -m blkc.as_triton` and `pytest -p blkc.as_triton`: programs and test suites
+written for Triton run on blkc unchanged."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+PROGRAM = """
+import sys
+import numpy
+import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+from triton.runtime.errors import OutOfResources
+
+
+@triton.jit
+def gelu_tanh(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    tl.store(out_ptr + offsets, 0.5 * x * (1 + libdevice.tanh(inner)), mask=mask)
+
+
+if __name__ == "__main__":
+    x = numpy.linspace(-4, 4, 1000, dtype=numpy.float32)
+    out = numpy.empty_like(x)
+    gelu_tanh[(triton.cdiv(1000, 256),)](x, out, 1000, BLOCK=256)
+    inner = 0.7978845608028654 * (x + 0.044715 * x**3)
+    expected = 0.5 * x * (1 + numpy.tanh(inner))
+    assert numpy.allclose(out, expected, atol=1e-6), abs(out - expected).max()
+    device = triton.runtime.driver.active.get_active_torch_device()
+    print(triton.__version__, sys.argv[1:], str(device), triton.testing.do_bench is not None)
+"""
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, cwd=cwd, env=dict(os.environ)
+    )
+
+
+def test_a_triton_program_runs_unchanged(tmp_path: Path) -> None:
+    script = tmp_path / "gelu.py"
+    script.write_text(PROGRAM)
+    result = run("-m", "blkc.as_triton", str(script), "--size", "7")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["3.9.0", "['--size',", "'7']", "cpu", "True"]
+    (tmp_path / "gelu_module.py").write_text(PROGRAM)
+    result = run("-m", "blkc.as_triton", "-m", "gelu_module", "x", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout.split()[1] == "['x']", result.stderr
+
+
+def test_a_triton_test_suite_runs_as_a_pytest_plugin(tmp_path: Path) -> None:
+    (tmp_path / "test_gelu.py").write_text(
+        PROGRAM.split('if __name__ == "__main__":')[0]
+        + "\n\ndef test_gelu():\n"
+        + "    import numpy\n"
+        + "    x = numpy.ones(8, numpy.float32)\n"
+        + "    out = numpy.zeros_like(x)\n"
+        + "    gelu_tanh[(1,)](x, out, 8, BLOCK=8)\n"
+        + "    assert abs(out[0] - 0.8411920) < 1e-6\n"
+    )
+    result = run("-m", "pytest", "-q", "-p", "blkc.as_triton", "-p", "no:cacheprovider",
+                 str(tmp_path / "test_gelu.py"))  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "1 passed" in result.stdout
+
+
+def test_modules_without_a_counterpart_and_the_real_triton_are_refused(tmp_path: Path) -> None:
+    script = tmp_path / "tools.py"
+    script.write_text("import triton.tools.tensor_descriptor\n")
+    result = run("-m", "blkc.as_triton", str(script))
+    assert result.returncode == 1
+    assert "triton.tools has no blkc counterpart" in result.stderr
+    assert run("-m", "blkc.as_triton").returncode == 2  # no script: the usage
+
+
+def test_install_refuses_when_triton_is_imported(monkeypatch: pytest.MonkeyPatch) -> None:
+    from blkc import as_triton
+
+    monkeypatch.setitem(sys.modules, "triton", types.ModuleType("triton"))
+    with pytest.raises(RuntimeError, match="the real Triton is already imported"):
+        as_triton.install()
+
+
+def test_asm_answers_to_tritons_stage_names() -> None:
+    import numpy
+
+    import blkc
+    import blkc.language as tl
+
+    @blkc.jit
+    def copy(x_ptr, y_ptr):
+        tl.store(y_ptr + tl.arange(0, 8), tl.load(x_ptr + tl.arange(0, 8)))
+
+    x = numpy.zeros(8, numpy.float32)
+    asm = copy.warmup(x, x).asm
+    assert asm["ttir"] == asm["strict"] and "blk.load" in asm["ttir"]
+    assert asm["llir"] == asm["llvm"] and "define" in asm["llir"]
