@@ -497,9 +497,7 @@ class IRBuilder:
             return value
         return self._value(blk.PermuteOp(value, order))
 
-    def gather(
-        self, src: SSAValue, index: SSAValue, axis: int, in_range: bool = False
-    ) -> SSAValue:
+    def gather(self, src: SSAValue, index: SSAValue, axis: int, in_range: bool = False) -> SSAValue:
         """`src` read along `axis` at the positions the integer block `index` gives
         (`blk.gather`): a block of `index`'s shape, which agrees with `src`'s on every
         other axis. `in_range`: the caller built `index` inside the axis."""
@@ -510,8 +508,7 @@ class IRBuilder:
         src_shape, index_shape = shape_of(src.type), shape_of(index.type)
         if not src_shape or len(src_shape) != len(index_shape):
             raise self.error(
-                f"gather's source ({src.type}) and index ({index.type}) must be blocks of "
-                "one rank"
+                f"gather's source ({src.type}) and index ({index.type}) must be blocks of one rank"
             )
         axis = self.normalize_axis(axis, len(src_shape), "gather's source")
         for dim, (a, b) in enumerate(zip(src_shape, index_shape, strict=True)):
@@ -629,16 +626,23 @@ class IRBuilder:
         self.add(blk.StoreOp(ptr, value, mask))
 
     def atomic_rmw(
-        self, kind: str, ptr: SSAValue, value: SSAValue, mask: SSAValue | None = None
+        self,
+        kind: str,
+        ptr: SSAValue,
+        value: SSAValue,
+        mask: SSAValue | None = None,
+        policy_checked: bool = True,
     ) -> SSAValue:
         """Atomically combine `value` into memory (`kind`: add, max, min, and, or, xor,
-        xchg); return the old contents."""
+        xchg); return the old contents. `policy_checked`: whether the policy's refusals
+        of element widths apply (not to the atomic reads other built-ins are made of)."""
         mask = None if mask is None else self.to_bool(mask)
         present = [v for v in (ptr, value, mask) if v is not None]
         shape = self._shape(["ptr", "value", "mask"][: len(present)], present)
         ptr = self._pointer_block(ptr, shape, f"atomic_{kind}")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
-        self._check_atomic(kind, pointee)
+        if policy_checked:
+            self._check_atomic(kind, pointee)
         op = blk.AtomicRMWOp.build(
             operands=[ptr, value, mask],
             result_types=[block_of(pointee, shape)],

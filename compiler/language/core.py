@@ -603,7 +603,8 @@ def atomic_poll(
 
     def seen(mask: SSAValue | None) -> SSAValue:
         # An atomic `or` of 0 reads the value without changing it, ordered as an acquire.
-        return ir.compare("eq", ir.atomic_rmw("or", ptr, zero, mask), expected)
+        read = ir.atomic_rmw("or", ptr, zero, mask, policy_checked=False)
+        return ir.compare("eq", read, expected)
 
     def pending(matched: SSAValue) -> SSAValue:
         flat = ir.reduce("and", matched) if shape else matched

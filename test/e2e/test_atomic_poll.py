@@ -122,3 +122,11 @@ def test_the_gpu_reads_its_global_timer(arch: str) -> None:
     )
     text = kernel.asm["ptx"]
     assert "%globaltimer" in text and "atom" in text
+
+
+def test_sixteen_bit_flags_under_triton_compat() -> None:
+    """atomic_poll takes 16-bit integers under every policy, triton-compat included (which
+    refuses 16-bit read-modify-writes: the poll's reads are not the user's)."""
+    flag, out = numpy.array([1], numpy.int16), numpy.zeros(1, numpy.bool_)
+    poll_once[(1,)](flag, out, 0, policy="triton-compat")
+    assert out[0]
