@@ -478,11 +478,8 @@ class FunctionEmitter:
             # A float compare-and-swap compares bit patterns, as the hardware's does (NaN
             # can match, -0.0 does not match 0.0): LLVM's cmpxchg takes integers only.
             bits = ir.IntType({ir.HalfType(): 16, ir.FloatType(): 32}.get(cmp.type, 64))
-            old = b.cmpxchg(
-                ptr, b.bitcast(cmp, bits), b.bitcast(value, bits), "acq_rel", "acquire"
-            )
+            old = b.cmpxchg(ptr, b.bitcast(cmp, bits), b.bitcast(value, bits), "acq_rel", "acquire")
             return b.bitcast(b.extract_value(old, 0), cmp.type)
-
 
         result = self.guarded(self.access_condition(op, op.ptr, None), cas)
         assert result is not None

@@ -417,6 +417,7 @@ _LOG2E = float(numpy.float32(1.4426950408889634))
 _LOG2E_LO = 1.4426950408889634 - _LOG2E
 _LN2 = 0.6931471805599453
 
+
 def _emit_global_timer(e: NvptxKernelEmitter, op: blk.GlobalTimerOp) -> None:
     timer = e.declare("llvm.nvvm.read.ptx.sreg.globaltimer", I64, [])
     e.set(op, e.builder.call(timer, []))
