@@ -47,10 +47,20 @@ from blkc.runtime.grid import (
 )
 
 _IGNORED_OPTIONS = frozenset(
-    {"num_stages", "num_ctas", "enable_fp_fusion", "maxnreg", "launch_cooperative_grid", "debug"}
+    {
+        "num_stages",
+        "num_ctas",
+        "enable_fp_fusion",
+        "maxnreg",
+        "launch_cooperative_grid",
+        "debug",
+        "matrix_instr_nonkdim",
+        "waves_per_eu",
+        "kpack",
+    }
 )
 """Triton launch options accepted and ignored: they tune GPU code generation blkc does
-not do (`num_warps` is used by the cpu-simt and ptx targets)."""
+not do (`num_warps` is used by the cpu-simt and ptx targets; the last three are AMD's)."""
 
 
 def _is_constexpr_annotation(annotation: Any) -> bool:
@@ -580,12 +590,24 @@ class JITFunction(_Launchable):
         num_cpu_threads: int | None = None,
         **kwargs: Any,
     ) -> Any:
-        """Compile for these arguments without running; return the compiled `blkc.Kernel`
-        (native code included), whose `asm` maps stage names to text."""
+        """Compile for these arguments without running; return the compiled kernel (a
+        `blkc.compiled_kernel.CompiledKernel`, native code included), whose `asm` maps stage
+        names to text and whose launches take the runtime arguments or all of them."""
+        from blkc.compiled_kernel import CompiledKernel
+
+        num_stages = kwargs.get("num_stages", 2)
         options = {"num_warps": num_warps, "num_cpu_threads": num_cpu_threads}
         arguments = self._bind(args, self._with_options(kwargs, **options))
         kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
-        return kernel.prepare()
+        specs = {name: self._spec(name, value) for name, value in arguments.items()}
+        constants = {name: s.constant for name, s in specs.items() if s.mlir is None}
+        return CompiledKernel.bind(
+            kernel.prepare(),
+            self.arg_names,
+            constants=constants,
+            num_warps=num_warps or 4,
+            num_stages=num_stages,
+        )
 
 
 def _named(module: Any, qualname: str) -> Any:

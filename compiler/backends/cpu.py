@@ -12,6 +12,7 @@ difference). Each variant's native code is compiled on first use, and cached on 
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -51,6 +52,16 @@ def lower_variants(module: ModuleOp, lowering: str) -> dict[bool, ModuleOp]:
         return {True: module, False: module}
     apply_passes(ctx, aliased, passes)
     return {True: module, False: aliased}
+
+
+_ALLOCA = re.compile(r"= alloca \[(\d+) x (\w+)\]")
+_ELEMENT_BYTES = {"i1": 1, "i8": 1, "i16": 2, "half": 2, "bfloat": 2, "i32": 4, "float": 4}
+
+
+def stack_bytes(llvm_ir: str) -> int:
+    """The bytes of the stack arrays (`alloca [N x T]`) in `llvm_ir`: the buffers of the
+    blocks its programs materialize."""
+    return sum(int(n) * _ELEMENT_BYTES.get(t, 8) for n, t in _ALLOCA.findall(llvm_ir))
 
 
 def _assuming_disjoint_args(module_pass: ModulePass) -> ModulePass:
@@ -169,6 +180,11 @@ class CpuBackend(Backend):
             signature.interruptible,
         )
         return {"loops": str(lowered[True]), "llvm": program.llvm_variants[True]}, program
+
+    def resources(self, program: CpuProgram) -> dict[str, int | None]:
+        """`shared`: the bytes of the buffers a program keeps its materialized blocks in (its
+        stack arrays), the CPU's counterpart of a GPU kernel's shared memory."""
+        return {"shared": stack_bytes(program.llvm_variants[True])}
 
     def launch(
         self,
