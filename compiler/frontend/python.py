@@ -954,6 +954,12 @@ class CodeGenerator:
                 raise self.error(f"{function.__name__}(): {err}") from None
         if isinstance(function, type) and issubclass(function, tl.constexpr):
             return function(*args)
+        if function is tl.pointer_type and len(args) == 1 and not kwargs:
+            # A dtype, known when the kernel compiles: x_ptr.to(tl.pointer_type(tl.int8)).
+            element = self.constant(args[0], "pointer_type's element type")
+            if not isinstance(element, tl.dtype):
+                raise self.error(f"pointer_type(): {element!r} is not a dtype")
+            return tl.pointer_type(element)
         if isinstance(function, tl.dtype):
             raise self.error("a dtype is not callable; convert a value with x.to(dtype)")
         name = getattr(function, "__name__", repr(function))
