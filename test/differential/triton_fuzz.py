@@ -408,8 +408,11 @@ class Generator:
     def cast(self) -> Value:
         a = self.pick(exact=True)
         if self.chance(0.3) and not a.literal and kind(a.dtype) in "iu":
-            # Bit views of integers only: a float's NaN payload is not specified.
-            same = [d for d in DTYPES if width(d) == width(a.dtype) and d != "int1"]
+            # Bit views of integers as integers only: a float's NaN payload is not
+            # specified, and a float view can make a signaling NaN, of which NumPy's
+            # fmin/fmax (C's, in Triton's interpreter) give NaN where compiled Triton's
+            # minnum/maxnum give the other operand.
+            same = [d for d in DTYPES if width(d) == width(a.dtype) and kind(d) in "iu"]
             target = self.rng.choice(same)
             return Value(f"{a.text}.to({TL_NAME[target]}, bitcast=True)", target, a.shape)
         target = self.rng.choice(DTYPES)
