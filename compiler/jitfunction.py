@@ -538,6 +538,7 @@ class JITFunction(_Launchable):
         """What a stub accepts for each positional argument (`fast_launch.Arg`), or None
         where this launch cannot have a stub (a runtime argument given by name, an
         argument that is not a NumPy array or a Python number)."""
+        from blkc.runtime.arrays import is_torch_tensor
         from blkc.runtime.fast_launch import Arg
 
         names = self.arg_names[: len(args)]
@@ -556,7 +557,7 @@ class JITFunction(_Launchable):
             written = kernel.writes[at] if at < len(kernel.writes) else True
             if spec.mlir.startswith("!blk.ptr") and type(value) is numpy.ndarray:
                 plan.append(Arg("array", at, dtype=value.dtype, written=written))
-            elif spec.mlir.startswith("!blk.ptr") and _is_torch_tensor(value):
+            elif spec.mlir.startswith("!blk.ptr") and is_torch_tensor(value) and value.is_cpu:
                 plan.append(Arg("tensor", at, dtype=value.dtype, value=type(value)))
             elif spec.mlir == "i1" and type(value) is bool:
                 plan.append(Arg("bool", at))
@@ -639,12 +640,6 @@ def _rebuild_kernel(
 
 
 _SIMPLE_KEYWORDS = (int, float, str, bool, type(None))
-
-
-def _is_torch_tensor(value: Any) -> bool:
-    """Whether `value` is exactly a torch tensor on the CPU (torch is never imported)."""
-    kind = type(value)
-    return kind.__name__ == "Tensor" and kind.__module__ == "torch" and value.is_cpu
 
 
 _LAUNCH_OPTIONS = ("policy", "target", "num_warps", "arch", "num_cpu_threads")

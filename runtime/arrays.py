@@ -26,7 +26,9 @@ _torch_dtypes: dict[Any, numpy.dtype[Any]] = {}
 """Each torch dtype met so far, as its NumPy (or ml_dtypes) dtype."""
 
 
-def _is_torch_tensor(value: object) -> bool:
+def is_torch_tensor(value: object) -> bool:
+    """Whether `value` is a torch tensor (`torch.Tensor` or a subclass; torch is never
+    imported to tell)."""
     cls = type(value)
     known = _is_torch_type.get(cls)
     if known is None:
@@ -193,7 +195,7 @@ def as_array(value: object, where: str = "an argument") -> numpy.ndarray | None:
     names the argument in errors."""
     if isinstance(value, numpy.ndarray):
         return value
-    if _is_torch_tensor(value):
+    if is_torch_tensor(value):
         return _torch_view(value, where)
     if isinstance(value, Reinterpreted):
         base = as_array(value.base, where)
@@ -211,7 +213,7 @@ def dtype_and_shape(value: object) -> tuple[numpy.dtype[Any], tuple[int, ...]] |
     without reading its memory: a tensor on any device has them."""
     if isinstance(value, numpy.ndarray):
         return value.dtype, value.shape
-    if _is_torch_tensor(value):
+    if is_torch_tensor(value):
         return _from_torch_dtype(value.dtype), tuple(value.shape)  # type: ignore[attr-defined]
     if isinstance(value, Reinterpreted):
         return value._numpy, value.shape

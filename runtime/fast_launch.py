@@ -376,7 +376,8 @@ class _Emitter:
         self.b.call(self.api("Py_DecRef", ir.VoidType(), [PTR]), [value])
 
     def tensor(self, obj: ir.Value, arg: Arg) -> tuple[ir.Value, ir.Value, ir.Value]:
-        """A torch CPU tensor, exactly `torch.Tensor`, of the variant's dtype, contiguous:
+        """A torch CPU tensor, of exactly the class the stub was built for (`torch.Tensor`,
+        `nn.Parameter`), of the variant's dtype, contiguous:
         its data pointer and the bytes it spans (through its Python attributes)."""
         b = self.b
         kind = self.word(obj, _OB_TYPE)

@@ -260,3 +260,16 @@ def test_torch_tensors_launch_through_stubs(python_launches: list[int]) -> None:
     for _ in range(3):
         kernel[(2,)](x.numpy(), y.numpy(), numpy_out, 2.0, 64, BLOCK=32)
     assert numpy_out.tolist() == (2 * x + y).tolist() and python_launches[0] == 6
+
+
+def test_tensor_subclasses_launch_through_stubs(python_launches: list[int]) -> None:
+    import torch
+
+    kernel = fresh(axpy)
+    x = torch.nn.Parameter(torch.arange(64, dtype=torch.float32), requires_grad=False)
+    y = torch.nn.Parameter(torch.ones(64), requires_grad=False)
+    for _ in range(4):
+        out = torch.zeros(64)
+        kernel[(2,)](x, y, out, 2.0, 64, BLOCK=32)
+        assert torch.equal(out, 2 * x.detach() + y.detach())
+    assert python_launches[0] == 2
