@@ -273,3 +273,16 @@ def test_tensor_subclasses_launch_through_stubs(python_launches: list[int]) -> N
         kernel[(2,)](x, y, out, 2.0, 64, BLOCK=32)
         assert torch.equal(out, 2 * x.detach() + y.detach())
     assert python_launches[0] == 2
+
+
+def test_the_stubs_abi_is_the_code_generators() -> None:
+    """`fast_launch.abi_type` reads a parameter's type from its text (no xDSL at launch);
+    it must give what the code generator's `abi_type` gives for every parameter type."""
+    from blkc import dtypes
+    from blkc.pipeline import parse_attributes
+    from blkc.runtime.llvm_emitter import abi_type
+
+    texts = [d.mlir for d in dtypes.ALL if not d.is_complex]
+    texts += [f"si{w}" for w in (8, 16, 32, 64)] + ["!blk.ptr<f32>", "!blk.ptr<ui8>"]
+    for text, attribute in zip(texts, parse_attributes(texts), strict=True):
+        assert str(fast_launch.abi_type(text)) == str(abi_type(attribute)), text
