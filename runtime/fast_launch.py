@@ -129,8 +129,9 @@ class Stub:
     """A compiled stub; `call(g0, g1, g2, *args)` as the module's docstring says."""
 
     call: Any
-    module: Any
     keep: list[Any]
+    """What the stub's code refers to: its compiled module, the objects whose addresses it
+    compares, its method definition."""
 
 
 _METH_FASTCALL = 0x0080
@@ -200,11 +201,12 @@ class _Emitter:
 
     def api(self, name: str, result: ir.Type, params: Sequence[ir.Type]) -> ir.Function:
         """A C API function, called by its address (bound as an LLVM symbol)."""
-        symbol = f"{self.name}.{name}"
+        symbol = f"blkc.capi.{name}"  # one symbol per function, shared by every stub
         existing = self.module.globals.get(symbol)
         if isinstance(existing, ir.Function):
             return existing
-        _symbols[symbol] = _c_api(name)
+        if symbol not in _symbols:
+            _symbols[symbol] = _c_api(name)
         return ir.Function(self.module, ir.FunctionType(result, list(params)), name=symbol)
 
     def address(self, value: object) -> ir.Constant:
@@ -513,4 +515,4 @@ def build(
         compiled = compile_ir(text, opt=2)
         keep: list[Any] = [compiled, *emitter.keep]
         call = _builtin(compiled.address(emitter.name), "blkc_launch_stub", keep)
-        return Stub(call, compiled, keep)
+        return Stub(call, keep)
