@@ -272,7 +272,9 @@ class IRBuilder:
 
     # -- elementwise -------------------------------------------------------------------
 
-    def _shape(self, names: Sequence[str], values: Sequence[SSAValue]) -> tuple[int, ...]:
+    def broadcast_shape(self, names: Sequence[str], values: Sequence[SSAValue]) -> tuple[int, ...]:
+        """The shape `values` (named `names` in errors) broadcast to; a located error
+        where they do not."""
         try:
             return broadcast_shapes(*(shape_of(v.type) for v in values), names=list(names))
         except BroadcastError as err:
@@ -300,7 +302,7 @@ class IRBuilder:
         """Build the loose elementwise op `cls` on `operands`: the result has the operands'
         broadcast shape and the dtype the policy gives."""
         names = [n for n, _ in cls.get_irdl_definition().operands]
-        shape = self._shape(names, operands)
+        shape = self.broadcast_shape(names, operands)
         trait = cls.get_trait(Promotes)
         element: Attribute | None = None
         if trait is not None:
@@ -523,7 +525,7 @@ class IRBuilder:
         """`a` and `b`, broadcast to one shape, side by side along a new last axis of
         size 2 (two scalars give a block of 2): a `where` over that axis's positions."""
         a, b = self.typed(a), self.typed(b)
-        shape = self._shape(["a", "b"], [a, b]) or (1,)
+        shape = self.broadcast_shape(["a", "b"], [a, b]) or (1,)
         if element_type(a.type) != element_type(b.type):
             raise self.error(
                 f"join needs operands of one dtype, got {element_type(a.type)} and "
@@ -610,7 +612,7 @@ class IRBuilder:
             )
         mask = None if mask is None else self.to_bool(mask)
         present = [v for v in (ptr, mask, other) if v is not None]
-        shape = self._shape(["ptr", "mask", "other"][: len(present)], present)
+        shape = self.broadcast_shape(["ptr", "mask", "other"][: len(present)], present)
         ptr = self._pointer_block(ptr, shape, "load")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
         return self._value(blk.LoadOp(ptr, mask, other, block_of(pointee, shape)))
@@ -619,7 +621,7 @@ class IRBuilder:
         """Store `value` where `ptr` points, only where `mask` holds."""
         mask = None if mask is None else self.to_bool(mask)
         present = [v for v in (ptr, value, mask) if v is not None]
-        shape = self._shape(["ptr", "value", "mask"][: len(present)], present)
+        shape = self.broadcast_shape(["ptr", "value", "mask"][: len(present)], present)
         ptr = self._pointer_block(ptr, shape, "store")
         if isinstance(element_type(value.type), PtrType):
             raise self.error(f"cannot store a pointer value ({value.type})")
@@ -638,7 +640,7 @@ class IRBuilder:
         of element widths apply (not to the atomic reads other built-ins are made of)."""
         mask = None if mask is None else self.to_bool(mask)
         present = [v for v in (ptr, value, mask) if v is not None]
-        shape = self._shape(["ptr", "value", "mask"][: len(present)], present)
+        shape = self.broadcast_shape(["ptr", "value", "mask"][: len(present)], present)
         ptr = self._pointer_block(ptr, shape, f"atomic_{kind}")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
         if policy_checked:
@@ -655,7 +657,7 @@ class IRBuilder:
         return self._value(blk.GlobalTimerOp())
 
     def atomic_cas(self, ptr: SSAValue, cmp: SSAValue, value: SSAValue) -> SSAValue:
-        shape = self._shape(["ptr", "cmp", "value"], [ptr, cmp, value])
+        shape = self.broadcast_shape(["ptr", "cmp", "value"], [ptr, cmp, value])
         ptr = self._pointer_block(ptr, shape, "atomic_cas")
         pointee = element_type(ptr.type).pointee  # type: ignore[attr-defined]
         self._check_atomic("cas", pointee)

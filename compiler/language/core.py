@@ -596,7 +596,7 @@ def atomic_poll(
             raise s.error("atomic_poll timeout_ns must be a scalar integer")
         budget = ir.cast(budget, _dtypes.int64)
     expected = ir.cast(ir.typed(s.value(expected_value, "expected_value"), element), element)
-    shape = ir._shape(["ptr", "expected_value"], [ptr, expected])
+    shape = ir.broadcast_shape(["ptr", "expected_value"], [ptr, expected])
     if shape and s.shape_of(expected) != shape:
         expected = ir.broadcast_to(expected, shape)
     zero = ir.constant(0, element, shape)
