@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from blkc.runtime.arrays import Reinterpreted as TensorWrapper
     from blkc.runtime.arrays import reinterpret
     from blkc.runtime.errors import OutOfResources
+    from blkc.runtime.launch import get_num_threads, set_num_threads
 
     CompilationError = BlkcError
     TritonError = BlkcError
@@ -42,6 +43,7 @@ __all__ = [
     "autotune",
     "cdiv",
     "compile",
+    "get_num_threads",
     "heuristics",
     "jit",
     "next_power_of_2",
@@ -50,6 +52,7 @@ __all__ = [
     "run_pipeline",
     "set_allocator",
     "set_default_policy",
+    "set_num_threads",
 ]
 
 # Resolved on first use so that `import blkc` stays cheap (it imports no xDSL).
@@ -72,6 +75,8 @@ _LAZY = {
     "set_allocator": "blkc.runtime.allocation",
     "set_default_policy": "blkc.promotion",
     "OutOfResources": "blkc.runtime.errors",
+    "get_num_threads": "blkc.runtime.launch",
+    "set_num_threads": "blkc.runtime.launch",
 }
 
 # Triton's names, for programs written for Triton: its CompilationError and TritonError are
@@ -83,9 +88,9 @@ _ALIASES = {
 }
 
 
-# Modules that Triton programs reach as attributes without importing them
-# (`triton.testing.do_bench`, `triton.runtime.driver.active`).
-_SUBMODULES = frozenset({"runtime", "testing"})
+# Modules reached as attributes without importing them: by Triton programs
+# (`triton.testing.do_bench`, `triton.runtime.driver.active`), and `blkc.dask.map_blocks`.
+_SUBMODULES = frozenset({"dask", "runtime", "testing"})
 
 
 def __dir__() -> list[str]:

@@ -56,6 +56,8 @@ class Kernel(Launchable):
     a launch refuses a read-only array there."""
     param_names: list[str | None] = field(default_factory=list)
     """The parameters' names in the source, where known (for messages)."""
+    options: TargetOptions | None = None
+    """The options the kernel was generated with (None: the target's defaults)."""
 
     @property
     def backend(self) -> Backend:
@@ -76,6 +78,15 @@ class Kernel(Launchable):
 
     def __repr__(self) -> str:
         return f"<blkc.Kernel '{self.name}' for {self.target}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (pickle, cloudpickle, Dask): by the kernel's description (`to_meta`: its
+        IR at each stage as text, its parameters) with its options and cache key. The
+        receiving process takes the kernel from its memory cache under that key where it is
+        there, else rebuilds it from the description and generates its native code at its
+        first launch (or loads it from the disk cache). Compiled code never travels."""
+        options = self.options or TargetOptions(self.target)
+        return (_unpickle_kernel, (self.cache_key, self.to_meta(), options))
 
     def launch(self, grid: Grid, args: Sequence[object], kwargs: dict[str, Any]) -> None:
         threads = kwargs.pop("num_cpu_threads", None)
@@ -153,6 +164,7 @@ class Kernel(Launchable):
             cache_key,
             [bool(w) for w in meta["writes"]],
             list(meta["param_names"]),
+            options,
         )
 
 
@@ -298,9 +310,24 @@ def _build(source: str | ModuleOp, text: str, options: _Options, key: str) -> Ke
         key,
         writes,
         names,
+        target,
     )
     kernel.__dict__["params"] = params  # parsed already
     return kernel
+
+
+def _unpickle_kernel(key: str | None, meta: dict[str, Any], options: TargetOptions) -> Kernel:
+    """The kernel a pickle describes (see `Kernel.__reduce__`): the one cached in memory
+    under `key`, else rebuilt from `meta` and cached, so that a process unpickling a kernel
+    for each task compiles it once."""
+    if key is None:
+        return Kernel.from_meta(meta, options)
+    with _cache_lock:
+        if key in _cache:
+            return _cache[key]
+    kernel = Kernel.from_meta(meta, options, key)
+    with _cache_lock:
+        return _cache.setdefault(key, kernel)
 
 
 def _from_disk(key: str, options: TargetOptions) -> Kernel | None:

@@ -15,8 +15,9 @@ import ctypes
 import itertools
 import os
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -53,26 +54,41 @@ them once, to nearest even)."""
 # Assertions raised inside kernels
 # ------------------------------------------------------------------------------------
 
-_failures: list[str] = []
+_record = threading.local()
+"""Each thread's failed-assertion messages (`failures`): a launch's threads all append to
+the record of the thread that launched it, so concurrent launches from several threads
+each raise their own failures and no other's."""
 _failures_lock = threading.Lock()
 failure_count = ctypes.c_int32(0)
 """How many assertions have failed in this process: a launch stub (`fast_launch`) compares
 it before and after its launch."""
 
 
+def _failures() -> list[str]:
+    """The failure record the current thread appends to (its own, unless it runs chunks of
+    another thread's launch)."""
+    failures = getattr(_record, "failures", None)
+    if failures is None:
+        failures = _record.failures = []
+    return failures
+
+
 @ctypes.CFUNCTYPE(None, ctypes.c_char_p)
 def _assert_fail(message: bytes) -> None:
+    failures = _failures()
     with _failures_lock:
         failure_count.value += 1
-        if len(_failures) < 16:
-            _failures.append(message.decode(errors="replace"))
+        if len(failures) < 16:
+            failures.append(message.decode(errors="replace"))
 
 
 def raise_failures() -> None:
-    """Raise the first failed assertion the last launch recorded, as AssertionError."""
+    """Raise the first assertion that failed in the calling thread's last launch, as
+    AssertionError."""
+    failures = _failures()
     with _failures_lock:
-        failed = list(_failures)
-        _failures.clear()
+        failed = list(failures)
+        failures.clear()
     if failed:
         raise AssertionError(failed[0])
 
@@ -352,6 +368,55 @@ def cores() -> int:
     return os.cpu_count() or 1
 
 
+_thread_limit: int | None = None
+
+
+def set_num_threads(count: int | None) -> None:
+    """Cap the threads one launch uses, and the chunks of programs that run at once in this
+    process, at `count` (never above the cores: `cores()`); None goes back to the
+    environment's `BLKC_NUM_THREADS`, else every core."""
+    global _thread_limit
+    _thread_limit = None if count is None else check_num_cpu_threads(count)
+
+
+def thread_limit() -> int | None:
+    """The cap the user set (`set_num_threads`, else `BLKC_NUM_THREADS`), or None."""
+    if _thread_limit is not None:
+        return _thread_limit
+    setting = os.environ.get("BLKC_NUM_THREADS", "").strip()
+    if not setting:
+        return None
+    if not setting.isdigit() or int(setting) < 1:
+        raise ValueError(f"BLKC_NUM_THREADS must be a positive integer, got {setting!r}")
+    return int(setting)
+
+
+def process_threads() -> int:
+    """How many chunks of programs may run at once in this process: `thread_limit()`, at
+    most `cores()`."""
+    limit = thread_limit()
+    return cores() if limit is None else min(limit, cores())
+
+
+def get_num_threads() -> int:
+    """How many threads a launch from the calling thread may use: `process_threads()`, or
+    fewer inside `threads_per_launch`."""
+    share = getattr(_record, "share", None)
+    return process_threads() if share is None else min(share, process_threads())
+
+
+@contextmanager
+def threads_per_launch(count: int) -> Iterator[None]:
+    """Within the block, each launch from the calling thread uses at most `count` threads
+    (a task's share of the cores where others run beside it: `blkc.dask`)."""
+    previous = getattr(_record, "share", None)
+    _record.share = check_num_cpu_threads(count)
+    try:
+        yield
+    finally:
+        _record.share = previous
+
+
 @cache
 def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix="blkc")
@@ -372,11 +437,12 @@ def _wait_interruptibly(tasks: Sequence[Future[None]]) -> None:
 
 
 def _running() -> threading.BoundedSemaphore:
-    """One permit per core, held while a chunk of programs runs: however many Python
-    threads launch at once, at most one chunk per core runs (kernels whose loops may wait
-    on another program excepted, and the small launches a launch stub runs inline), so
-    launches from several threads share the cores instead of oversubscribing them."""
-    return _permits(cores())
+    """One permit per thread launches may use (`process_threads()`), held while a chunk of
+    programs runs: however many Python threads launch at once, at most that many chunks
+    run (kernels whose loops may wait on another program excepted, and the small launches
+    a launch stub runs inline), so launches from several threads share the cores instead
+    of oversubscribing them."""
+    return _permits(process_threads())
 
 
 @cache
@@ -402,7 +468,8 @@ def run_grid(
     work_bytes: int | None = None,
 ) -> None:
     """Call the compiled launcher over every program of `grid` on `num_cpu_threads`
-    threads (by default, and at most, one per core): the calling thread and the pool's.
+    threads (by default, and at most, `get_num_threads()`: one per core unless capped):
+    the calling thread and the pool's.
     A launch whose arrays hold at most `INLINE_BYTES` in all (`work_bytes`) runs on the
     calling thread alone: waking the pool would cost more than it saves.
 
@@ -410,15 +477,17 @@ def run_grid(
     threads only, while the calling thread waits where Python sees a Ctrl-C: then
     `blkc_cancel` stops the kernel's loops, the launch waits for its threads and raises
     KeyboardInterrupt, and blkc stays usable."""
-    threads = cores() if num_cpu_threads is None else check_num_cpu_threads(num_cpu_threads)
+    limit = get_num_threads()
+    threads = limit if num_cpu_threads is None else check_num_cpu_threads(num_cpu_threads)
     total = grid[0] * grid[1] * grid[2]
     if total == 0:
         return
-    workers = min(threads, cores(), total)
+    workers = min(threads, limit, total)
     if work_bytes is not None and work_bytes <= INLINE_BYTES:
         workers = 1
+    failures = _failures()
     with _failures_lock:
-        _failures.clear()
+        failures.clear()
     if workers == 1 and not interruptible:
         with _running():
             function(*values, 0, total, *grid)
@@ -428,12 +497,17 @@ def run_grid(
         taken = itertools.count()  # next() on it is atomic under the GIL
 
         def work() -> None:
-            while (i := next(taken)) < chunks:
-                if interruptible:  # may wait on another program: never made to queue
-                    function(*values, bounds[i], bounds[i + 1], *grid)
-                    continue
-                with _running():
-                    function(*values, bounds[i], bounds[i + 1], *grid)
+            own = getattr(_record, "failures", None)
+            _record.failures = failures  # this launch's record, on whichever thread runs it
+            try:
+                while (i := next(taken)) < chunks:
+                    if interruptible:  # may wait on another program: never made to queue
+                        function(*values, bounds[i], bounds[i + 1], *grid)
+                        continue
+                    with _running():
+                        function(*values, bounds[i], bounds[i + 1], *grid)
+            finally:
+                _record.failures = own
 
         if interruptible:
             _wait_interruptibly([_pool().submit(work) for _ in range(workers)])

@@ -1,0 +1,224 @@
+"""blkc kernels over `dask.array` chunks: `map_blocks`.
+
+    z = blkc.dask.map_blocks(add_kernel, x, y, out_dtype="float32",
+                             grid=lambda out: (blkc.cdiv(out.size, 1024),),
+                             args=lambda out: (out.size,), BLOCK=1024)
+
+Each task launches ``kernel[grid(out)](*input_blocks, out, *args(out), **meta)`` on its
+chunks and a fresh output block, and returns the block. Kernels travel to workers by their
+source or IR text (see `blkc.JITFunction.__reduce__`, `blkc.Kernel.__reduce__`); a worker
+compiles each kernel once, or loads it from the disk cache. Dask is optional
+(``pip install 'blkc[dask]'``): importing blkc, or this module, imports none of it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy
+
+from blkc.runtime import launch
+
+if TYPE_CHECKING:
+    import dask.array
+
+Shape = tuple[int, ...]
+GridOf = Callable[[numpy.ndarray], Any]
+"""The grid of one block's launch, from its output block: a tuple of 1 to 3 ints."""
+
+
+def map_blocks(
+    kernel: Any,
+    *arrays: Any,
+    out_dtype: Any,
+    grid: GridOf | Sequence[int],
+    args: Callable[[numpy.ndarray], Sequence[object]] | Sequence[object] = (),
+    out_shape: Callable[[Shape], Shape] | None = None,
+    chunks: Sequence[Sequence[int]] | None = None,
+    name: str | None = None,
+    **meta: Any,
+) -> dask.array.Array:
+    """A lazy `dask.array.Array` whose every block is
+    ``kernel[grid(out)](*blocks, out, *args(out), **meta)``'s `out`.
+
+    `kernel`: a `@blkc.jit` function (autotuned or not), a `blkc.Kernel` or a Triton-C
+    kernel. `arrays`: dask arrays (NumPy arrays are wrapped in one chunk each); their
+    chunks are unified as `dask.array.map_blocks` does (rechunked to a common grid,
+    broadcast where their shapes differ), and each task passes its blocks, read-only and
+    C-contiguous (a strided block is copied), in that order. `out` is a fresh
+    `out_dtype` block of the inputs' broadcast block shape, or of `out_shape(shape)` for
+    blocks of shape `shape`: an `out_shape` that drops trailing axes (a row reduction)
+    gets whole rows, the inputs' trailing axes in one chunk. `chunks` gives the output's
+    chunks instead (as `dask.array.map_blocks` takes them). `grid` and `args` are tuples
+    or functions of `out`. In a `distributed` worker each launch uses its task's share of
+    the cores (see `worker_threads`).
+    """
+    da = _dask_array()
+    if not callable(getattr(kernel, "__getitem__", None)):
+        raise TypeError(
+            f"blkc.dask.map_blocks: the kernel must be launchable as kernel[grid](...) (a "
+            f"@blkc.jit function, blkc.Kernel or Triton-C kernel), not {type(kernel).__name__}"
+        )
+    if not arrays:
+        raise TypeError("blkc.dask.map_blocks needs at least one input array")
+    dtype = numpy.dtype(out_dtype)
+    inputs = [a if isinstance(a, da.Array) else da.from_array(numpy.asarray(a)) for a in arrays]
+    inputs, dropped = _whole_trailing_axes(inputs, out_shape) if out_shape else (inputs, 0)
+    common, inputs = _unified(da, inputs)
+    ndim = len(common)
+    if chunks is None:
+        chunks = common if out_shape is None else _output_chunks(common, out_shape)
+    drop_axis = list(range(ndim - dropped, ndim)) if dropped else None
+    task = partial(_run_block, kernel, dtype, grid, args, meta)
+    label = getattr(kernel, "__name__", None) or getattr(kernel, "name", "kernel")
+    return da.map_blocks(
+        task,
+        *inputs,
+        dtype=dtype,
+        chunks=tuple(tuple(c) for c in chunks),
+        drop_axis=drop_axis,
+        name=name or f"blkc-{label}",
+        meta=numpy.empty((0,) * len(chunks), dtype),
+    )
+
+
+def _dask_array() -> Any:
+    try:
+        import dask.array as da
+    except ImportError as err:
+        raise ImportError(
+            "blkc.dask needs Dask: pip install 'blkc[dask]' (dask[array] and distributed)"
+        ) from err
+    return da
+
+
+def _whole_trailing_axes(
+    inputs: list[Any], out_shape: Callable[[Shape], Shape]
+) -> tuple[list[Any], int]:
+    """The inputs rechunked so that the axes `out_shape` drops (trailing ones) are whole,
+    and how many it drops."""
+    ndim = max(a.ndim for a in inputs)
+    kept = len(_call_out_shape(out_shape, tuple(1 for _ in range(ndim))))
+    if kept > ndim:
+        raise ValueError(
+            f"blkc.dask.map_blocks: out_shape gives {kept} axes for blocks of {ndim}: pass "
+            "chunks= for an output with more axes than its inputs"
+        )
+    dropped = ndim - kept
+    if dropped:
+        first = [a.ndim - dropped for a in inputs]
+        inputs = [a.rechunk({axis: -1 for axis in range(max(f, 0), a.ndim)})
+                  for a, f in zip(inputs, first, strict=True)]  # fmt: skip
+    return inputs, dropped
+
+
+def _unified(da: Any, inputs: list[Any]) -> tuple[tuple[tuple[int, ...], ...], list[Any]]:
+    """The inputs' common chunks (their axes aligned from the last, as broadcasting
+    aligns them) and the inputs rechunked to them."""
+    ndim = max(a.ndim for a in inputs)
+    letters = [f"a{axis}" for axis in range(ndim)]
+    pairs = [x for a in inputs for x in (a, tuple(letters[ndim - a.ndim :]))]
+    common, unified = da.core.unify_chunks(*pairs)
+    return tuple(common[letter] for letter in letters), list(unified)
+
+
+def _output_chunks(
+    common: tuple[tuple[int, ...], ...], out_shape: Callable[[Shape], Shape]
+) -> tuple[tuple[int, ...], ...]:
+    """The output's chunks: along each axis, `out_shape` of the block shape whose extent
+    there is each block's (the other axes at their first block's)."""
+    first = [c[0] for c in common]
+    result = []
+    for axis in range(len(_call_out_shape(out_shape, tuple(first)))):
+        extents = []
+        for extent in common[axis]:
+            shape = [*first]
+            shape[axis] = extent
+            extents.append(_call_out_shape(out_shape, tuple(shape))[axis])
+        result.append(tuple(extents))
+    return tuple(result)
+
+
+def _call_out_shape(out_shape: Callable[[Shape], Shape], shape: Shape) -> Shape:
+    result = out_shape(shape)
+    if not isinstance(result, tuple | list) or not all(
+        isinstance(e, int | numpy.integer) and e >= 0 for e in result
+    ):
+        raise TypeError(
+            f"blkc.dask.map_blocks: out_shape{shape} must be a tuple of sizes, got {result!r}"
+        )
+    return tuple(int(e) for e in result)
+
+
+def _run_block(
+    kernel: Any,
+    dtype: numpy.dtype[Any],
+    grid: GridOf | Sequence[int],
+    args: Callable[[numpy.ndarray], Sequence[object]] | Sequence[object],
+    meta: dict[str, Any],
+    *blocks: Any,
+    block_info: dict[Any, Any] | None = None,
+) -> numpy.ndarray:
+    """One task: launch `kernel` on `blocks` and a fresh output block, and return it."""
+    shape = tuple(block_info[None]["chunk-shape"]) if block_info else _broadcast_shape(blocks)
+    out = numpy.empty(shape, dtype)
+    inputs = [_kernel_input(block, index) for index, block in enumerate(blocks)]
+    launch_grid = grid(out) if callable(grid) else grid
+    extra = args(out) if callable(args) else args
+    with launch.threads_per_launch(worker_threads()):
+        kernel[launch_grid](*inputs, out, *extra, **meta)
+    return out
+
+
+def _broadcast_shape(blocks: Sequence[Any]) -> Shape:
+    return tuple(numpy.broadcast_shapes(*(numpy.shape(b) for b in blocks)))
+
+
+def _kernel_input(block: Any, index: int) -> numpy.ndarray:
+    """A block as a kernel reads it: a read-only, C-contiguous NumPy array (a kernel that
+    stores through an input is refused: the block may be another task's data)."""
+    if not isinstance(block, numpy.ndarray):
+        raise TypeError(
+            f"blkc.dask.map_blocks: input {index} has a {type(block).__module__}."
+            f"{type(block).__name__} block; blkc kernels run on NumPy blocks"
+        )
+    view = numpy.ascontiguousarray(block).view()
+    view.flags.writeable = False
+    return view
+
+
+def worker_threads() -> int:
+    """The threads one launch of a task may use. In a `distributed` worker: the limit set
+    there (`blkc.set_num_threads`, `BLKC_NUM_THREADS`), else `OMP_NUM_THREADS` (which
+    Dask's nanny sets to 1 in each worker process: Dask fills the cores with tasks, so
+    native libraries run one thread per task), else the worker's cores over its threads.
+    Elsewhere (Dask's threaded scheduler): every thread the process allows, since launches
+    from several threads share the cores (at most `blkc.get_num_threads()` chunks of
+    programs run at once)."""
+    worker = _current_worker()
+    if worker is None:
+        return launch.process_threads()
+    limit = launch.thread_limit()
+    if limit is not None:
+        return min(limit, launch.cores())
+    hint = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if hint.isdigit() and int(hint) > 0:
+        return min(int(hint), launch.cores())
+    return max(1, launch.cores() // max(1, int(worker.state.nthreads)))
+
+
+def _current_worker() -> Any:
+    try:
+        from distributed import get_worker
+    except ImportError:
+        return None
+    try:
+        return get_worker()
+    except ValueError:
+        return None
+
+
+__all__ = ["map_blocks", "worker_threads"]
