@@ -242,3 +242,28 @@ def test_an_error_in_a_worker_reaches_the_client(client: Any) -> None:
                                 BLOCK=256)  # fmt: skip
     with pytest.raises(blkc.BlkcError, match=r"test_dask.py:\d+:\d+: error: .*has no attribute 'lod'"):  # noqa: E501
         typo.compute()
+
+
+def test_compiled_and_triton_c_kernels_run_on_the_cluster(client: Any) -> None:
+    """They travel as their IR text: the workers generate native code, never IR."""
+    import blkc.triton_c
+
+    examples = Path(__file__).parents[2] / "examples"
+    before = client.run(_builds)
+    x, y = random((5000,), 15), random((5000,), 16)
+    vector_add = blkc.compile((examples / "vector_add.mlir").read_text())
+    z = blkc_dask.map_blocks(
+        vector_add, da.from_array(x, chunks=2048), da.from_array(y, chunks=2048),
+        out_dtype="float32", grid=lambda out: (blkc.cdiv(out.size, 1024),),
+        args=lambda out: (out.size,),
+    )  # fmt: skip
+    numpy.testing.assert_array_equal(z.compute(), x + y)
+    row_sum = blkc.triton_c.compile(examples / "triton_c" / "row_sum.tc")["row_sum"]
+    m = random((300, 70), 17)
+    sums = blkc_dask.map_blocks(
+        row_sum, da.from_array(m, chunks=(64, 35)), out_dtype="float32",
+        out_shape=lambda shape: shape[:1], grid=lambda out: (blkc.cdiv(out.shape[0], 8),),
+        args=lambda out: (out.shape[0], 70, 70),
+    )  # fmt: skip
+    numpy.testing.assert_allclose(sums.compute(), m.sum(axis=1), rtol=1e-5, atol=1e-5)
+    assert client.run(_builds) == before
