@@ -38,7 +38,7 @@ def map_blocks(
     args: Callable[[numpy.ndarray], Sequence[object]] | Sequence[object] = (),
     out_shape: Callable[[Shape], Shape] | None = None,
     chunks: Sequence[Sequence[int]] | None = None,
-    name: str | None = None,
+    token: str | None = None,
     **meta: Any,
 ) -> dask.array.Array:
     """A lazy `dask.array.Array` whose every block is
@@ -53,8 +53,10 @@ def map_blocks(
     blocks of shape `shape`: an `out_shape` that drops trailing axes (a row reduction)
     gets whole rows, the inputs' trailing axes in one chunk. `chunks` gives the output's
     chunks instead (as `dask.array.map_blocks` takes them). `grid` and `args` are tuples
-    or functions of `out`. In a `distributed` worker each launch uses its task's share of
-    the cores (see `worker_threads`).
+    or functions of `out`. `token` prefixes the output's task names (default: `blkc-` and
+    the kernel's name; Dask appends a hash of the inputs and arguments). In a
+    `distributed` worker each launch uses its task's share of the cores (see
+    `worker_threads`).
     """
     da = _dask_array()
     if not callable(getattr(kernel, "__getitem__", None)):
@@ -80,7 +82,7 @@ def map_blocks(
         dtype=dtype,
         chunks=tuple(tuple(c) for c in chunks),
         drop_axis=drop_axis,
-        name=name or f"blkc-{label}",
+        token=token or f"blkc-{label}",
         meta=numpy.empty((0,) * len(chunks), dtype),
     )
 
