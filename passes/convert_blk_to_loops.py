@@ -75,28 +75,83 @@ class ConvertBlkToLoopsPass(ModulePass):
     """Lower every block to loops over its elements, fusing elementwise chains.
 
     With `disjoint_args`, accesses through different pointer arguments are taken not to
-    overlap (what the launcher checks before it runs the `noalias` variant)."""
+    overlap (what the launcher checks before it runs the `noalias` variant).
+    `vector_bits` and `vector_registers` describe the target's vector registers (the
+    `cpu` target passes the host's, `blkc.runtime.cpu_target`): `dot` sizes its register
+    tile from them (`dot_register_tile`)."""
 
     name = "convert-blk-to-loops"
     disjoint_args: bool = False
+    vector_bits: int = 256
+    vector_registers: int = 16
+
+    def __post_init__(self) -> None:
+        if self.vector_bits < 32 or self.vector_bits & (self.vector_bits - 1):
+            raise ValueError(f"vector-bits must be a power of two >= 32, got {self.vector_bits}")
+        if self.vector_registers < 4:
+            raise ValueError(f"vector-registers must be at least 4, got {self.vector_registers}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for nested in list(op.walk()):
             if isinstance(nested, func.FuncOp) and not nested.is_declaration:
-                lowering = LoopLowering(nested, self.disjoint_args)
+                lowering = LoopLowering(
+                    nested, self.disjoint_args, self.vector_bits, self.vector_registers
+                )
                 lowering.run()
                 lowering.mark_disjoint_args()
 
 
-_TILE_ROWS = (4, 2, 1)
-_TILE_COLS = (32, 16, 8, 4, 2, 1)
-"""The register tile of `dot`: the largest sizes dividing the result's (with AVX-512, 4 x 32
-float32 is eight vector accumulators: enough to hide the latency of the FMAs)."""
+_SPARE_REGISTERS = 2
+"""Vector registers a `dot` tile leaves beside its accumulators and its row of B: the
+broadcast element of A, and one for the register allocator's own use."""
+
+
+def dot_register_tile(m: int, n: int, lanes: int, registers: int) -> tuple[int, int]:
+    """The register tile (rows, cols) of an m x n `dot` result on a target with `registers`
+    vector registers of `lanes` accumulator elements.
+
+    Each step of the K loop loads `cols / lanes` vectors of B, broadcasts `rows` elements
+    of A and issues `rows * cols / lanes` vector FMAs into accumulators that stay in
+    registers: the tile takes as many rows as the registers hold beside the vectors of B
+    (`_SPARE_REGISTERS` left over), and, among widths of 1 to 4 vectors that divide `n`,
+    the one that issues the most FMAs per load over the whole result (the last rows, `m`
+    modulo `rows`, form a shorter tile). AVX2 (16 registers of 8 float32) gets 6 x 16,
+    AVX-512 (32 of 16) 6 x 64, where the result's shape allows."""
+    best: tuple[float, int, int] | None = None
+    for vectors in (4, 3, 2, 1):
+        cols = vectors * lanes
+        if n % cols:
+            continue
+        rows = min(m, (registers - _SPARE_REGISTERS - vectors) // vectors)
+        if rows < 1:
+            continue
+        tail = m % rows
+        loads = (m // rows) * (rows + vectors) + (tail + vectors if tail else 0)
+        score = m * vectors / loads
+        if best is None or score > best[0]:
+            best = (score, rows, cols)
+    if best is not None:
+        return best[1], best[2]
+    # Narrower than a vector (or not a multiple of one): the widest power of two dividing n,
+    # one (partial) vector per row.
+    cols = next(c for c in (16, 8, 4, 2, 1) if c <= lanes and n % c == 0)
+    return min(m, registers - _SPARE_REGISTERS - 1), cols
 
 
 class LoopLowering(BlockLowering):
     """One function's blocks as loop nests over all their elements, run by one thread;
     materialized blocks in stack buffers (`memref.alloca`)."""
+
+    def __init__(
+        self,
+        function: func.FuncOp,
+        disjoint_args: bool = False,
+        vector_bits: int = 256,
+        vector_registers: int = 16,
+    ):
+        super().__init__(function, disjoint_args)
+        self.vector_bits = vector_bits
+        self.vector_registers = vector_registers
 
     def alloca(self, shape: Sequence[int], elem: Attribute) -> SSAValue:
         op = memref.AllocaOp.get(elem, alignment=64, shape=list(shape))
@@ -373,17 +428,13 @@ class LoopLowering(BlockLowering):
             self.loop_nest(here, out_shape, init)
         batch = list(out_shape[:-2])
         m, k, n = lhs_shape[-2], lhs_shape[-1], rhs_shape[-1]
-        rows = next(r for r in _TILE_ROWS if m % r == 0)
-        cols = next(c for c in _TILE_COLS if n % c == 0)
+        lanes = max(1, self.vector_bits // dtypes.from_xdsl(acc_elem).width)
+        rows, cols = dot_register_tile(m, n, lanes, self.vector_registers)
         fused = dtypes.from_xdsl(acc_elem).name in ("float32", "float64")
 
-        def tile(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+        def tile(builder: Builder, bi: Index, row0: SSAValue, col0: SSAValue, rows: int) -> None:
             # A rows x cols tile of the result stays in registers (carried scalars, which
             # LLVM's SLP vectorizer packs along the columns) across the whole k loop.
-            *bi, ti, tj = idx
-            builder = bd.builder
-            row0 = builder.value(arith.MuliOp(ti, self.const(rows)))
-            col0 = builder.value(arith.MuliOp(tj, self.const(cols)))
             ms = [row0] + [builder.value(arith.AddiOp(row0, self.const(i))) for i in range(1, rows)]
             ns = [col0] + [builder.value(arith.AddiOp(col0, self.const(j))) for j in range(1, cols)]
             places = [[*bi, mi, ni] for mi in ms for ni in ns]
@@ -412,9 +463,24 @@ class LoopLowering(BlockLowering):
             )
             for value, p in zip(loop.results, places, strict=True):
                 builder.insert(memref.StoreOp.get(value, acc_buffer, p))
+
+        def full(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            *bi, ti, tj = idx
+            row0 = bd.builder.value(arith.MuliOp(ti, self.const(rows)))
+            col0 = bd.builder.value(arith.MuliOp(tj, self.const(cols)))
+            tile(bd.builder, bi, row0, col0, rows)
             return []
 
-        self.loop_nest(here, [*batch, m // rows, n // cols], tile)
+        self.loop_nest(here, [*batch, m // rows, n // cols], full)
+        if m % rows:  # the last rows: a shorter tile
+
+            def last(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                *bi, tj = idx
+                col0 = bd.builder.value(arith.MuliOp(tj, self.const(cols)))
+                tile(bd.builder, bi, self.const(m - m % rows), col0, m % rows)
+                return []
+
+            self.loop_nest(here, [*batch, n // cols], last)
         if acc_elem == elem_type(op.result):
             self.buffers[op.result] = acc_buffer
         else:

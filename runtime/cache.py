@@ -104,18 +104,15 @@ def _compiler_source() -> str:
 
 @cache
 def _environment() -> str:
-    import llvmlite.binding as llvm
+    from blkc.runtime.cpu_target import host
 
-    from blkc.runtime.jit import initialize
-
-    initialize()
     parts = [
         version("blkc"),
         _compiler_source(),
         version("xdsl"),
         version("llvmlite"),
-        llvm.get_host_cpu_name(),
-        llvm.get_host_cpu_features().flatten(),
+        host().cpu,
+        host().llvm_features,  # BLKC_CPU_FEATURES included
     ]
     return "\n".join(parts)
 

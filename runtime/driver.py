@@ -132,15 +132,12 @@ def device_properties() -> dict[str, int]:
 
 @cache
 def register_lanes() -> int:
-    """A core's vector registers in 32-bit lanes: 32 × 16 with AVX-512, 16 × 8 with AVX,
-    else 16 × 4 (SSE, NEON)."""
-    import llvmlite.binding as llvm
+    """A core's vector registers in 32-bit lanes (`blkc.runtime.cpu_target`): 32 × 16 with
+    AVX-512, 16 × 8 with AVX, else 16 × 4 (SSE) or 32 × 4 (NEON)."""
+    from blkc.runtime.cpu_target import host
 
-    host_target()  # LLVM initialized
-    features = llvm.get_host_cpu_features()
-    if features.get("avx512f"):
-        return 32 * 16
-    return 16 * 8 if features.get("avx") else 16 * 4
+    target = host()
+    return target.vector_registers * target.lanes(32)
 
 
 @cache

@@ -81,11 +81,14 @@ def mark_nontemporal(llvm_ir: str) -> str:
 
 
 def _target_machine(opt: int) -> llvm.TargetMachine:
+    from blkc.runtime.cpu_target import host
+
     initialize()
-    target = llvm.Target.from_triple(llvm.get_process_triple())
+    cpu = host()
+    target = llvm.Target.from_triple(cpu.triple)
     return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
+        cpu=cpu.cpu,
+        features=cpu.llvm_features,
         opt=opt,
         reloc="default",
         codemodel="jitdefault",

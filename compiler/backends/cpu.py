@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from xdsl.passes import ModulePass
 
     from blkc.kernel import Kernel
+    from blkc.runtime.cpu_target import CpuTarget
 
 # Loading a kernel from the disk cache and launching it needs neither xDSL nor the code
 # generator: they are imported where a kernel is lowered.
@@ -52,6 +53,13 @@ def lower_variants(module: ModuleOp, lowering: str) -> dict[bool, ModuleOp]:
         return {True: module, False: module}
     apply_passes(ctx, aliased, passes)
     return {True: module, False: aliased}
+
+
+def lowering_for(target: CpuTarget) -> str:
+    """`LOWERING` with the loop lowering told `target`'s vector registers (which size the
+    register tile of `dot`)."""
+    registers = f"vector-bits={target.vector_bits} vector-registers={target.vector_registers}"
+    return LOWERING.replace("convert-blk-to-loops", f"convert-blk-to-loops{{{registers}}}")
 
 
 _ALLOCA = re.compile(r"= alloca \[(\d+) x (\w+)\]")
@@ -152,10 +160,14 @@ class CpuBackend(Backend):
     stages = ("loose", "strict", "loops", "llvm", "asm")
 
     def key_parts(self, options: TargetOptions) -> tuple[object, ...]:
-        return ()  # one CPU lowering, whatever the GPU options say
+        # The GPU options change nothing here; the host's vector registers (in the cache's
+        # key already, through its features) size the tiles the lowering names.
+        return (self.lowering(options),)
 
     def lowering(self, options: TargetOptions) -> str:
-        return LOWERING
+        from blkc.runtime.cpu_target import host
+
+        return lowering_for(host())
 
     def build(
         self, module: ModuleOp, name: str, options: TargetOptions, cache_key: str | None
@@ -246,4 +258,4 @@ class CpuBackend(Backend):
         )
 
 
-__all__ = ["LOWERING", "CpuBackend", "CpuProgram", "lower_variants"]
+__all__ = ["LOWERING", "CpuBackend", "CpuProgram", "lower_variants", "lowering_for"]

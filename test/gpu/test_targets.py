@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from blkc import targets
+from blkc.backends import cpu
+from blkc.runtime import cpu_target
 
 
 def test_default_is_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -28,4 +30,10 @@ def test_gpu_targets_share_the_simt_lowering() -> None:
     simt = targets.lowering("ptx", 8)
     assert "convert-blk-to-simt{num-warps=8}" in simt.split(",")
     assert targets.lowering("cpu-simt", 8) == simt + ",convert-simt-to-thread-loops"
-    assert targets.lowering("cpu") == targets.CPU_LOWERING
+    # The CPU lowering sizes `dot`'s register tile from the host's vector registers.
+    host = cpu_target.host()
+    assert targets.lowering("cpu") == cpu.lowering_for(host)
+    assert (
+        f"convert-blk-to-loops{{vector-bits={host.vector_bits} "
+        f"vector-registers={host.vector_registers}}}" in targets.lowering("cpu").split(",")
+    )

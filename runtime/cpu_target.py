@@ -1,0 +1,152 @@
+"""The CPU the `cpu` target compiles for, described by what the code generator needs.
+
+`host()` reads the host's CPU name and features from LLVM (what `lscpu` calls flags) and
+derives from the features alone, never from the CPU's name, the vector registers the
+lowering sizes `dot`'s register tile by (`convert-blk-to-loops{vector-bits=...
+vector-registers=...}`):
+
+| features | vector registers |
+|---|---|
+| x86 with `avx512f` (and `avx2`) | 32 of 512 bits |
+| x86 with `avx` | 16 of 256 bits |
+| other x86 | 16 of 128 bits |
+| AArch64 (NEON) | 32 of 128 bits |
+| other | 16 of 128 bits |
+
+LLVM is told the same width (its `prefer-256-bit` tuning is turned off where the tile uses
+512-bit registers), so its vectorizers fill the registers the tile was sized for.
+
+`BLKC_CPU_FEATURES` adds LLVM feature switches to the host's, for code that must also run
+on a smaller CPU of the same family, or to measure one: `BLKC_CPU_FEATURES=-avx512f` makes
+AVX2 code on an AVX-512 host (LLVM turns off the features that need the ones turned off).
+The target takes part in every cache key (`blkc.runtime.cache`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import cache
+
+_FEATURES_ENV = "BLKC_CPU_FEATURES"
+
+
+@dataclass(frozen=True)
+class CpuTarget:
+    """A CPU as the code generator sees it."""
+
+    triple: str
+    """LLVM's target triple (`x86_64-unknown-linux-gnu`)."""
+    cpu: str
+    """LLVM's name for the CPU (`znver4`, `skylake-avx512`)."""
+    features: str
+    """LLVM's feature string: `+avx2,-avx512f,...`, switches of `BLKC_CPU_FEATURES` last."""
+    vector_bits: int
+    """The width of the vector registers the generated code uses."""
+    vector_registers: int
+    """How many of them the instruction set names."""
+
+    def has(self, feature: str) -> bool:
+        """Whether `feature` (LLVM's name: `avx2`, `avx512bf16`, `fma`) is on."""
+        return _feature_map(self.features).get(feature, False)
+
+    @property
+    def llvm_features(self) -> str:
+        """`features` with the vector width preference LLVM should follow."""
+        if not self.triple.startswith(("x86_64", "i386", "i686")):
+            return self.features
+        prefer = "-prefer-256-bit" if self.vector_bits >= 512 else "+prefer-256-bit"
+        return f"{self.features},{prefer}" if self.features else prefer
+
+    def lanes(self, element_bits: int) -> int:
+        """Elements of `element_bits` in one vector register."""
+        return max(1, self.vector_bits // element_bits)
+
+    def describe(self) -> str:
+        """One line for people: `znver4, 32 vector registers of 512 bits`."""
+        return f"{self.cpu}, {self.vector_registers} vector registers of {self.vector_bits} bits"
+
+
+def _feature_map(features: str) -> dict[str, bool]:
+    """`+a,-b,+c` as {a: True, b: False, c: True}; a later switch wins."""
+    found: dict[str, bool] = {}
+    for item in features.split(","):
+        item = item.strip()
+        if len(item) > 1 and item[0] in "+-":
+            found[item[1:]] = item[0] == "+"
+    return found
+
+
+def describe_features(triple: str, features: str) -> tuple[int, int]:
+    """The vector registers (bits, count) that `features` give on `triple`."""
+    on = _feature_map(features)
+    if triple.startswith(("x86_64", "i386", "i686")):
+        if on.get("avx") and on.get("avx2") and on.get("avx512f"):
+            return 512, 32
+        return (256, 16) if on.get("avx") else (128, 16)
+    if triple.startswith(("aarch64", "arm64")):
+        return 128, 32
+    return 128, 16
+
+
+def parse_switches(text: str) -> str:
+    """`BLKC_CPU_FEATURES`'s text as LLVM feature switches (a ValueError for anything
+    else): comma-separated names, each after a + (on) or a - (off)."""
+    switches = [item.strip() for item in text.split(",") if item.strip()]
+    for item in switches:
+        if item[0] not in "+-" or len(item) < 2 or not item[1:].replace("-", "").isalnum():
+            raise ValueError(
+                f"{_FEATURES_ENV}: '{item}' is not a feature switch; write LLVM feature names "
+                "each after + or -, separated by commas (e.g. -avx512f)"
+            )
+    return ",".join(switches)
+
+
+@cache
+def host() -> CpuTarget:
+    """The host CPU, with `BLKC_CPU_FEATURES`'s switches applied."""
+    import llvmlite.binding as llvm
+
+    from blkc.runtime.jit import initialize
+
+    initialize()
+    features = llvm.get_host_cpu_features().flatten()
+    switches = parse_switches(os.environ.get(_FEATURES_ENV, ""))
+    if switches:
+        features = f"{features},{switches}" if features else switches
+        features = _closed(features)
+    triple = llvm.get_process_triple()
+    bits, registers = describe_features(triple, features)
+    return CpuTarget(triple, llvm.get_host_cpu_name(), features, bits, registers)
+
+
+_NEEDS = {
+    "avx": "sse4.2",
+    "avx2": "avx",
+    "fma": "avx",
+    "f16c": "avx",
+    "avx512f": "avx2",
+}
+"""The feature each x86 feature of the vector chain needs (`avx512*` need `avx512f`)."""
+
+
+def _closed(features: str) -> str:
+    """`features` with every feature switched off whose prerequisite a switch turned off
+    (as LLVM does when it reads them), so that `has` and `describe_features` agree with
+    the code LLVM makes."""
+    on = _feature_map(features)
+    changed = True
+    while changed:
+        changed = False
+        for name, value in on.items():
+            if not value:
+                continue
+            need = "avx512f" if name.startswith("avx512") and name != "avx512f" else None
+            need = need or _NEEDS.get(name)
+            if need is not None and not on.get(need, False):
+                on[name] = False
+                changed = True
+    return ",".join(f"{'+' if value else '-'}{name}" for name, value in on.items())
+
+
+__all__ = ["CpuTarget", "describe_features", "host", "parse_switches"]

@@ -1,0 +1,121 @@
+"""`dot`'s register tile is sized from the target's vector registers
+(`convert-blk-to-loops{vector-bits=N vector-registers=R}`, which the `cpu` target fills in
+from `blkc.runtime.cpu_target`), and every tile, with its shorter last rows, computes what
+NumPy does."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+from blkc.diagnostics import BlkcError
+from blkc.passes.convert_blk_to_loops import dot_register_tile
+from blkc.pipeline import build_passes
+from blkc.runtime import cpu_target
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "lanes", "registers", "tile"),
+    [
+        (64, 64, 8, 16, (6, 16)),  # AVX2: 12 accumulators, 2 vectors of B, 2 spare
+        (64, 128, 16, 32, (6, 64)),  # AVX-512: 24 accumulators, 4 vectors of B
+        (32, 32, 16, 32, (14, 32)),  # too narrow for 4 vectors: more rows instead
+        (64, 64, 4, 16, (6, 8)),  # SSE
+        (16, 8, 16, 32, (16, 8)),  # narrower than a vector
+        (2, 64, 8, 16, (2, 32)),  # few rows: wider, as the registers allow
+    ],
+)
+def test_the_tile_follows_the_registers(
+    m: int, n: int, lanes: int, registers: int, tile: tuple[int, int]
+) -> None:
+    assert dot_register_tile(m, n, lanes, registers) == tile
+
+
+@pytest.mark.parametrize("lanes", [2, 4, 8, 16])
+@pytest.mark.parametrize("registers", [8, 16, 32])
+def test_every_tile_fits_its_registers(lanes: int, registers: int) -> None:
+    for m in (1, 2, 3, 5, 16, 24, 64, 128):
+        for n in (1, 2, 4, 8, 12, 16, 24, 48, 64, 256):
+            rows, cols = dot_register_tile(m, n, lanes, registers)
+            vectors = math.ceil(cols / lanes)
+            assert 1 <= rows <= m and n % cols == 0
+            assert rows * vectors + vectors + 2 <= registers, (m, n, rows, cols)
+
+
+def test_the_pass_refuses_registers_it_cannot_use() -> None:
+    with pytest.raises(BlkcError, match="vector-bits must be a power of two >= 32, got 48"):
+        build_passes("convert-blk-to-loops{vector-bits=48}")
+    with pytest.raises(BlkcError, match="vector-registers must be at least 4, got 2"):
+        build_passes("convert-blk-to-loops{vector-registers=2}")
+
+
+@blkc.jit
+def block_dot(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    m, n, k = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + m[:, None] * K + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * N + n[None, :])
+    acc = tl.full((M, N), 1, c_ptr.dtype.element_ty)
+    acc = tl.dot(a, b, acc, out_dtype=c_ptr.dtype.element_ty)
+    tl.store(c_ptr + m[:, None] * N + n[None, :], acc)
+
+
+@pytest.mark.parametrize(("bits", "registers"), [(128, 16), (256, 16), (512, 32), (128, 8)])
+def test_each_register_file_computes_numpy_results(
+    bits: int, registers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The description changes only how the loops are tiled; the code is the host's.
+    target = dataclasses.replace(cpu_target.host(), vector_bits=bits, vector_registers=registers)
+    monkeypatch.setattr(cpu_target, "host", lambda: target)
+    rng = numpy.random.default_rng(bits + registers)
+    for (m, n, k), dtype, out in [
+        ((64, 64, 16), numpy.float32, numpy.float32),  # 6-row tiles and a 4-row tail
+        ((32, 128, 8), numpy.float32, numpy.float32),
+        ((16, 16, 32), numpy.float64, numpy.float64),
+        ((32, 64, 16), numpy.int8, numpy.int32),
+        ((16, 8, 16), numpy.float16, numpy.float32),
+    ]:
+        if dtype == numpy.int8:
+            a = rng.integers(-128, 128, (m, k)).astype(dtype)
+            b = rng.integers(-128, 128, (k, n)).astype(dtype)
+        else:
+            a = rng.standard_normal((m, k)).astype(dtype)
+            b = rng.standard_normal((k, n)).astype(dtype)
+        c = numpy.zeros((m, n), out)
+        block_dot[(1,)](a, b, c, M=m, N=n, K=k)
+        expected = a.astype(out) @ b.astype(out) + 1
+        if dtype == numpy.int8:
+            numpy.testing.assert_array_equal(c, expected)
+        else:
+            numpy.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_the_host_description_follows_its_features() -> None:
+    assert cpu_target.describe_features("x86_64-unknown-linux-gnu", "+avx,+avx2,+avx512f") == (
+        512,
+        32,
+    )
+    assert cpu_target.describe_features("x86_64-unknown-linux-gnu", "+avx,+avx2,-avx512f") == (
+        256,
+        16,
+    )
+    assert cpu_target.describe_features("x86_64-pc-linux-gnu", "+sse4.2,-avx") == (128, 16)
+    assert cpu_target.describe_features("aarch64-unknown-linux-gnu", "+neon") == (128, 32)
+
+
+def test_switching_a_feature_off_switches_off_what_needs_it() -> None:
+    closed = cpu_target._closed("+sse4.2,+avx,+avx2,+fma,+avx512f,+avx512bw,+avx512bf16,-avx")
+    on = cpu_target._feature_map(closed)
+    assert not any(on[name] for name in ("avx", "avx2", "fma", "avx512f", "avx512bw"))
+    assert on["sse4.2"]
+
+
+def test_bad_feature_switches_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"BLKC_CPU_FEATURES: 'avx512f' is not a feature switch"):
+        cpu_target.parse_switches("avx512f")
+    assert cpu_target.parse_switches(" -avx512f, +fma ") == "-avx512f,+fma"
+
