@@ -85,6 +85,12 @@ class NestRanges:
     """The first and last value of each loop index the conditions use."""
     streams: list[Stream] = field(default_factory=list)
     """The stores that write whole cache lines of one contiguous run (see `Stream`)."""
+    offsets: dict[Operation, tuple[SSAValue, Poly]] = field(default_factory=dict)
+    """Each access `proven`: the parameter it addresses and its offset in elements, the
+    sum of its `addptr` offsets as one polynomial. Where `bounds` hold, that polynomial
+    evaluated in i64 is exactly the offset its (sign-extended, possibly 32-bit) arithmetic
+    computes: the code generator addresses the access so (`polynomial_i64`), which lets
+    LLVM see consecutive elements at consecutive addresses."""
 
 
 STREAM_MIN_BYTES = 1024
@@ -349,9 +355,11 @@ def analyse(
             param, offsets = _pointer_chain(op.ptr, params)
         except LookupError:
             continue
-        conditions = _access_conditions(analysis, offsets, param, size_of(op.ptr))
-        if conditions is not None:
+        found = _access_conditions(analysis, offsets, param, size_of(op.ptr))
+        if found is not None:
+            conditions, total = found
             result.proven.add(op)
+            result.offsets[op] = (param, total)
             result.bounds.extend(_choices(result, conditions))
             stream = _stream(analysis, op, offsets, param, size_of(op.ptr), conditions)
             if stream is not None:
@@ -407,7 +415,9 @@ def _choices(result: NestRanges, conditions: list[Condition]) -> list[Condition]
 
 def _access_conditions(
     analysis: _Analysis, offsets: list[SSAValue], param: SSAValue, size: int
-) -> list[Condition] | None:
+) -> tuple[list[Condition], Poly] | None:
+    """The conditions that keep an access through `offsets` from `param` inside its array
+    and its offsets exact, and its whole offset as a polynomial."""
     total: Poly = {}
     conditions: list[Condition] = []
     cap = _I64_LIMIT
@@ -425,7 +435,25 @@ def _access_conditions(
             conditions.extend(analysis.within(poly, low, high))
         total = _combine(total, poly, 1)
     conditions.append(Condition(total, 0, cap, param, size))
-    return conditions
+    return conditions, total
+
+
+def polynomial_i64(
+    builder: ir.IRBuilder, poly: Poly, value_of: Callable[[SSAValue], ir.Value]
+) -> ir.Value:
+    """`poly` evaluated in i64, leaves and indices sign-extended (for a polynomial whose
+    range check passed: there it is exact)."""
+    total: ir.Value | None = None
+    for monomial, coefficient in poly.items():
+        term: ir.Value | None = None if coefficient == 1 else ir.Constant(I64, coefficient)
+        for factor in monomial:
+            value = value_of(factor)
+            if value.type != I64:
+                value = builder.sext(value, I64)
+            term = value if term is None else builder.mul(term, value)
+        term = ir.Constant(I64, 1) if term is None else term
+        total = term if total is None else builder.add(total, term)
+    return ir.Constant(I64, 0) if total is None else total
 
 
 # ------------------------------------------------------------------------------------

@@ -148,6 +148,9 @@ class CpuKernelEmitter(FunctionEmitter):
         to keep the loops vectorized)."""
         self.proven: set[Operation] = set()
         """Accesses whose loop nest checked their whole range before it ran."""
+        self.offsets: dict[Operation, tuple[SSAValue, access_ranges.Poly]] = {}
+        """The parameter and offset polynomial of each access of the nest being emitted
+        (`access_ranges.NestRanges.offsets`), used where the access is `proven`."""
         self.unmasked: set[Operation] = set()
         """Accesses whose loop nest checked that their mask is all true before it ran."""
         self.chosen: set[Operation] = set()
@@ -397,6 +400,7 @@ class CpuKernelEmitter(FunctionEmitter):
         merge = b.function.append_basic_block("nest.end")
         bad_before = self.bad
         self.versioning = False
+        self.offsets = nest.offsets
         arms: list[tuple[list[ir.Value], ir.Value, ir.Block]] = []
         for condition, self.proven, self.unmasked, self.chosen, self.streams in versions:
             if condition is not None:
@@ -411,7 +415,7 @@ class CpuKernelEmitter(FunctionEmitter):
             if condition is not None:
                 b.position_at_end(otherwise)
         self.versioning, self.proven, self.unmasked, self.chosen = True, set(), set(), set()
-        self.streams = {}
+        self.streams, self.offsets = {}, {}
         b.position_at_end(merge)
         for index, result in enumerate([*op.results, None]):
             phi = b.phi(I1 if result is None else llvm_type(result.type))
@@ -467,6 +471,21 @@ class CpuKernelEmitter(FunctionEmitter):
         """How many elements of `size` bytes the array of pointer parameter `param` holds."""
         first, end = self.ranges[self.pointer_params[param]]
         return self.builder.udiv(self.builder.sub(end, first), ir.Constant(I64, size))
+
+    def address(self, op: blk.LoadOp | blk.StoreOp) -> ir.Value:
+        """In a nest whose range check passed, a proven access's address is its parameter
+        plus its offset polynomial in i64 (`access_ranges.polynomial_i64`), equal there to
+        what its 32-bit offset arithmetic computes: LLVM then sees consecutive elements at
+        consecutive addresses, where a sign-extended 32-bit sum hides it (loops that LLVM
+        unrolls fully would gather)."""
+        found = self.offsets.get(op) if op in self.proven else None
+        if found is None:
+            return super().address(op)
+        param, poly = found
+        offset = access_ranges.polynomial_i64(self.builder, poly, self.get)
+        return self.builder.gep(
+            self.get(param), [offset], inbounds=True, source_etype=self.pointee(op.ptr)
+        )
 
     def emit_select(self, op: arith.SelectOp) -> None:
         if op in self.chosen:

@@ -422,10 +422,14 @@ class FunctionEmitter:
     def _mask(self, op: blk.LoadOp | blk.StoreOp | blk.AtomicRMWOp) -> ir.Value | None:
         return self.get(op.mask) if op.mask is not None else None
 
+    def address(self, op: blk.LoadOp | blk.StoreOp) -> ir.Value:
+        """The address a load or store accesses (a target may compute it its own way)."""
+        return self.get(op.ptr)
+
     def emit_load(self, op: blk.LoadOp) -> None:
         b = self.builder
         element = self.pointee(op.ptr)
-        ptr = self.get(op.ptr)
+        ptr = self.address(op)
         mask = self.access_condition(op, op.ptr, self._mask(op))
         loaded = self.guarded(mask, lambda: b.load(ptr, typ=element))
         assert loaded is not None
@@ -434,7 +438,7 @@ class FunctionEmitter:
 
     def emit_store(self, op: blk.StoreOp) -> None:
         b = self.builder
-        ptr, value = self.get(op.ptr), self.get(op.value)
+        ptr, value = self.address(op), self.get(op.value)
 
         def store() -> None:
             b.store(value, ptr)

@@ -119,3 +119,23 @@ def test_bad_feature_switches_are_refused() -> None:
         cpu_target.parse_switches("avx512f")
     assert cpu_target.parse_switches(" -avx512f, +fma ") == "-avx512f,+fma"
 
+
+@blkc.jit
+def tile_rows(x_ptr, y_ptr, row0, stride, R: tl.constexpr, C: tl.constexpr):
+    # row0 * stride may wrap around 32 bits: the offset is the wrapped sum, as in Triton.
+    r, c = tl.arange(0, R), tl.arange(0, C)
+    tile = tl.load(x_ptr + (row0 * stride + r[:, None] * stride + c[None, :]))
+    tl.store(y_ptr + r[:, None] * C + c[None, :], tile)
+
+
+@pytest.mark.parametrize("columns", [8, 32, 64])
+def test_tile_loads_read_the_offsets_their_arithmetic_computes(columns: int) -> None:
+    # Checked nests address proven accesses by their offset polynomial in 64 bits (see
+    # `CpuKernelEmitter.address`): equal to the 32-bit arithmetic wherever it is taken.
+    x = numpy.arange(40 * 100, dtype=numpy.float32).reshape(40, 100)
+    y = numpy.zeros((8, columns), numpy.float32)
+    tile_rows[(1,)](x, y, 3, 100, R=8, C=columns)
+    numpy.testing.assert_array_equal(y, x[3:11, :columns])
+    # 2**32 / 64 * 64 wraps to 0: rows from 0 again, through the checked copy.
+    tile_rows[(1,)](x, y, 2**26, 64, R=8, C=columns)
+    numpy.testing.assert_array_equal(y, x.reshape(-1)[: 8 * 64].reshape(8, 64)[:, :columns])
