@@ -3,7 +3,6 @@ scheduler and on a `distributed.LocalCluster` of two worker processes."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +18,8 @@ import blkc.language as tl
 da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 blkc_dask = pytest.importorskip("blkc.dask")
+
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 
 @blkc.jit
@@ -103,10 +104,9 @@ def test_vectors_with_unaligned_chunks_are_rechunked_to_a_common_grid() -> None:
 def test_rows_of_a_multi_chunk_array_with_broadcast_shapes() -> None:
     x, bias = random((300, 40), 3), random((40,), 4)
     z = vector_sum(da.from_array(x, chunks=(64, 40)), da.from_array(numpy.tile(bias, (300, 1))))
-    numpy.testing.assert_array_equal(z.compute(), x + bias)
-    numpy.testing.assert_allclose(
-        row_softmax(da.from_array(x, chunks=(64, 40))).compute(), reference_softmax(x), rtol=1e-5
-    )
+    numpy.testing.assert_array_equal(z.compute(scheduler="threads"), x + bias)
+    softmax_rows = row_softmax(da.from_array(x, chunks=(64, 40))).compute(scheduler="threads")
+    numpy.testing.assert_allclose(softmax_rows, reference_softmax(x), rtol=1e-5)
 
 
 def test_a_row_reduction_gets_whole_rows_and_its_own_output_shape() -> None:
@@ -117,15 +117,14 @@ def test_a_row_reduction_gets_whole_rows_and_its_own_output_shape() -> None:
         args=(90,), BLOCK=128,
     )  # fmt: skip
     assert maxima.shape == (200,) and maxima.chunks == ((50, 50, 50, 50),)
-    numpy.testing.assert_array_equal(maxima.compute(), x.max(axis=1))
+    numpy.testing.assert_array_equal(maxima.compute(scheduler="threads"), x.max(axis=1))
 
 
 def test_strided_blocks_are_made_contiguous() -> None:
     x = random((64, 48), 6)
     transposed = da.from_array(x, chunks=(64, 16)).T  # each block a transposed view
-    numpy.testing.assert_allclose(
-        row_softmax(transposed).compute(), reference_softmax(x.T.copy()), rtol=1e-5
-    )
+    computed = row_softmax(transposed).compute(scheduler="threads")
+    numpy.testing.assert_allclose(computed, reference_softmax(x.T.copy()), rtol=1e-5)
 
 
 def test_several_threads_launch_at_once() -> None:
@@ -137,19 +136,19 @@ def test_several_threads_launch_at_once() -> None:
 def test_a_nan_stays_in_its_row_and_an_empty_chunk_is_empty() -> None:
     x = random((8, 16), 9)
     x[3, 5] = numpy.nan
-    z = row_softmax(da.from_array(x, chunks=((2, 0, 4, 2), (16,)))).compute()
+    z = row_softmax(da.from_array(x, chunks=((2, 0, 4, 2), (16,)))).compute(scheduler="threads")
     assert numpy.isnan(z[3]).all() and not numpy.isnan(numpy.delete(z, 3, axis=0)).any()
     numpy.testing.assert_allclose(numpy.delete(z, 3, 0), numpy.delete(reference_softmax(x), 3, 0),
                                   rtol=1e-5)  # fmt: skip
     empty = vector_sum(da.zeros((0,), "float32", chunks=1), da.zeros((0,), "float32", chunks=1))
-    assert empty.compute().shape == (0,)
+    assert empty.compute(scheduler="threads").shape == (0,)
 
 
 def test_a_kernel_that_stores_into_an_input_is_refused() -> None:
     x = da.from_array(random((100,), 10), chunks=50)
     z = blkc_dask.map_blocks(in_place, x, out_dtype="float32", grid=(1,), args=(50,), BLOCK=64)
     with pytest.raises(TypeError, match=r"\('x_ptr'\) of kernel 'in_place' is read-only"):
-        z.compute()
+        z.compute(scheduler="threads")
 
 
 def test_out_dtype_is_the_output_s_and_a_jit_kernel_specialises_on_it() -> None:
@@ -157,9 +156,21 @@ def test_out_dtype_is_the_output_s_and_a_jit_kernel_specialises_on_it() -> None:
     wide = blkc_dask.map_blocks(add, da.from_array(x, chunks=50), da.from_array(x, chunks=50),
                                 out_dtype="float64", grid=(1,), args=(50,), BLOCK=64)  # fmt: skip
     assert wide.dtype == numpy.float64
-    computed = wide.compute()
+    computed = wide.compute(scheduler="threads")
     assert computed.dtype == numpy.float64
     numpy.testing.assert_array_equal(computed, (x + x).astype(numpy.float64))
+
+
+def test_two_graphs_of_one_kernel_have_their_own_tasks() -> None:
+    import dask
+
+    x, y = random((1000,), 18), random((1000,), 19)
+    first = vector_sum(da.from_array(x, chunks=500), da.from_array(x, chunks=500))
+    second = vector_sum(da.from_array(y, chunks=500), da.from_array(y, chunks=500))
+    assert first.name != second.name and first.name.startswith("blkc-add-")
+    computed = dask.compute(first, second, scheduler="threads")
+    numpy.testing.assert_array_equal(computed[0], 2 * x)
+    numpy.testing.assert_array_equal(computed[1], 2 * y)
 
 
 def test_bad_arguments_are_named() -> None:
@@ -185,17 +196,22 @@ def test_importing_blkc_imports_no_dask() -> None:
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """Two single-threaded worker processes sharing a fresh disk cache (and the test's
-    modules on their path, where the kernels above are imported from by name)."""
+    """Two single-threaded worker processes sharing a fresh disk cache, with this
+    process's path and the examples folder on theirs: they import the kernels defined in
+    modules by name, as they import any function Dask sends them."""
     cache = tmp_path_factory.mktemp("blkc-cache")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BLKC_CACHE_DIR", str(cache))
-        path = os.pathsep.join([str(Path(__file__).parent), os.environ.get("PYTHONPATH", "")])
-        patch.setenv("PYTHONPATH", path)
+        patch.syspath_prepend(str(EXAMPLES))  # workers start with this process's path
         with distributed.LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster, distributed.Client(cluster) as connected:  # fmt: skip
             yield connected
+
+
+def computed(client: Any, array: Any) -> Any:
+    """`array` computed on the cluster (a hang fails the test instead of the suite)."""
+    return client.compute(array).result(timeout=120)
 
 
 def _builds() -> int:
@@ -210,20 +226,20 @@ def test_each_worker_compiles_a_kernel_at_most_once(client: Any) -> None:
     before = blkc.kernel.builds
     x, y = random((8 * 4096,), 11), random((8 * 4096,), 12)
     z = vector_sum(da.from_array(x, chunks=4096), da.from_array(y, chunks=4096))
-    numpy.testing.assert_array_equal(z.compute(), x + y)
+    numpy.testing.assert_array_equal(computed(client, z), x + y)
     assert blkc.kernel.builds == before  # the client builds a graph, and compiles nothing
     builds = client.run(_builds)  # the second may find the first's in the shared disk cache
     assert len(builds) == 2 and all(count <= 1 for count in builds.values()), builds
     assert sum(builds.values()) >= 1, builds
     # Again, with other data: the kernel is compiled in both workers already.
-    numpy.testing.assert_array_equal(z.compute(), x + y)
+    numpy.testing.assert_array_equal(computed(client, z), x + y)
     assert client.run(_builds) == builds
 
 
 def test_row_softmax_on_the_cluster_equals_numpy(client: Any) -> None:
     x = random((1000, 100), 13)
     z = row_softmax(da.from_array(x, chunks=(128, 100)))
-    numpy.testing.assert_allclose(z.compute(), reference_softmax(x), rtol=1e-5, atol=1e-7)
+    numpy.testing.assert_allclose(computed(client, z), reference_softmax(x), rtol=1e-5, atol=1e-7)
 
 
 def test_worker_threads_follow_dask_s_nanny(client: Any) -> None:
@@ -237,18 +253,18 @@ def test_an_error_in_a_worker_reaches_the_client(client: Any) -> None:
     z = blkc_dask.map_blocks(off_by_one, x, out_dtype="float32", grid=(1,), args=(256,),
                              BLOCK=256)  # fmt: skip
     with pytest.raises(IndexError, match="outside the arrays it was given, at .*test_dask.py:"):
-        z.compute()
+        computed(client, z)
     typo = blkc_dask.map_blocks(misspelt, x, out_dtype="float32", grid=(1,), args=(256,),
                                 BLOCK=256)  # fmt: skip
     with pytest.raises(blkc.BlkcError, match=r"test_dask.py:\d+:\d+: error: .*has no attribute 'lod'"):  # noqa: E501
-        typo.compute()
+        computed(client, typo)
 
 
 def test_compiled_and_triton_c_kernels_run_on_the_cluster(client: Any) -> None:
     """They travel as their IR text: the workers generate native code, never IR."""
     import blkc.triton_c
 
-    examples = Path(__file__).parents[2] / "examples"
+    examples = EXAMPLES
     before = client.run(_builds)
     x, y = random((5000,), 15), random((5000,), 16)
     vector_add = blkc.compile((examples / "vector_add.mlir").read_text())
@@ -257,7 +273,7 @@ def test_compiled_and_triton_c_kernels_run_on_the_cluster(client: Any) -> None:
         out_dtype="float32", grid=lambda out: (blkc.cdiv(out.size, 1024),),
         args=lambda out: (out.size,),
     )  # fmt: skip
-    numpy.testing.assert_array_equal(z.compute(), x + y)
+    numpy.testing.assert_array_equal(computed(client, z), x + y)
     row_sum = blkc.triton_c.compile(examples / "triton_c" / "row_sum.tc")["row_sum"]
     m = random((300, 70), 17)
     sums = blkc_dask.map_blocks(
@@ -265,5 +281,13 @@ def test_compiled_and_triton_c_kernels_run_on_the_cluster(client: Any) -> None:
         out_shape=lambda shape: shape[:1], grid=lambda out: (blkc.cdiv(out.shape[0], 8),),
         args=lambda out: (out.shape[0], 70, 70),
     )  # fmt: skip
-    numpy.testing.assert_allclose(sums.compute(), m.sum(axis=1), rtol=1e-5, atol=1e-5)
+    numpy.testing.assert_allclose(computed(client, sums), m.sum(axis=1), rtol=1e-5, atol=1e-5)
     assert client.run(_builds) == before
+
+
+def test_the_example_runs_on_the_cluster(client: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import dask_softmax  # on the path while the cluster runs
+
+    dask_softmax.run(client, rows=512, cols=100, chunk_rows=128, runs=2)
+    printed = capsys.readouterr().out
+    assert "512 x 100 float32 in 4 chunks" in printed and "results equal NumPy's" in printed
