@@ -54,7 +54,7 @@ def map_blocks(
     gets whole rows, the inputs' trailing axes in one chunk. `chunks` gives the output's
     chunks instead (as `dask.array.map_blocks` takes them). `grid` and `args` are tuples
     or functions of `out`. `token` prefixes the output's task names (default: `blkc-` and
-    the kernel's name; Dask appends a hash of the inputs and arguments). In a
+    the kernel's name), followed by a hash of the inputs and arguments. In a
     `distributed` worker each launch uses its task's share of the cores (see
     `worker_threads`).
     """
@@ -75,16 +75,25 @@ def map_blocks(
         chunks = common if out_shape is None else _output_chunks(common, out_shape)
     drop_axis = list(range(ndim - dropped, ndim)) if dropped else None
     task = partial(_run_block, kernel, dtype, grid, args, meta)
-    label = getattr(kernel, "__name__", None) or getattr(kernel, "name", "kernel")
+    chunks = tuple(tuple(c) for c in chunks)
+    label = token or f"blkc-{getattr(kernel, '__name__', None) or getattr(kernel, 'name', '')}"
+    # The name in full (Dask's meaning of `token` and `name` changed between releases).
+    name = f"{label}-{_tokenize(task, dtype, chunks, drop_axis, *inputs)}"
     return da.map_blocks(
         task,
         *inputs,
         dtype=dtype,
-        chunks=tuple(tuple(c) for c in chunks),
+        chunks=chunks,
         drop_axis=drop_axis,
-        token=token or f"blkc-{label}",
+        name=name,
         meta=numpy.empty((0,) * len(chunks), dtype),
     )
+
+
+def _tokenize(*parts: Any) -> str:
+    from dask.base import tokenize
+
+    return tokenize(*parts)
 
 
 def _dask_array() -> Any:
