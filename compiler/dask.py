@@ -50,13 +50,13 @@ def map_blocks(
     broadcast where their shapes differ), and each task passes its blocks, read-only and
     C-contiguous (a strided block is copied), in that order. `out` is a fresh
     `out_dtype` block of the inputs' broadcast block shape, or of `out_shape(shape)` for
-    blocks of shape `shape`: an `out_shape` that drops trailing axes (a row reduction)
-    gets whole rows, the inputs' trailing axes in one chunk. `chunks` gives the output's
-    chunks instead (as `dask.array.map_blocks` takes them). `grid` and `args` are tuples
-    or functions of `out`. `token` prefixes the output's task names (default: `blkc-` and
-    the kernel's name), followed by a hash of the inputs and arguments. In a
-    `distributed` worker each launch uses its task's share of the cores (see
-    `worker_threads`).
+    blocks of shape `shape`, or of the output's `chunks` where given (as
+    `dask.array.map_blocks` takes them). An output of fewer axes drops the inputs'
+    trailing ones (a row reduction), whose tasks then get them whole (rechunked). `grid`
+    and `args` are tuples or functions of `out`. `token` prefixes the output's task names
+    (default: `blkc-` and the kernel's name), followed by a hash of the inputs and
+    arguments. In a `distributed` worker each launch uses its task's share of the cores
+    (see `worker_threads`).
     """
     da = _dask_array()
     if not callable(getattr(kernel, "__getitem__", None)):
@@ -68,7 +68,10 @@ def map_blocks(
         raise TypeError("blkc.dask.map_blocks needs at least one input array")
     dtype = numpy.dtype(out_dtype)
     inputs = [a if isinstance(a, da.Array) else da.from_array(numpy.asarray(a)) for a in arrays]
-    inputs, dropped = _whole_trailing_axes(inputs, out_shape) if out_shape else (inputs, 0)
+    dropped = _dropped_axes(inputs, out_shape, chunks)
+    if dropped:
+        inputs = [a.rechunk({axis: -1 for axis in range(max(a.ndim - dropped, 0), a.ndim)})
+                  for a in inputs]  # fmt: skip
     common, inputs = _unified(da, inputs)
     ndim = len(common)
     if chunks is None:
@@ -106,24 +109,22 @@ def _dask_array() -> Any:
     return da
 
 
-def _whole_trailing_axes(
-    inputs: list[Any], out_shape: Callable[[Shape], Shape]
-) -> tuple[list[Any], int]:
-    """The inputs rechunked so that the axes `out_shape` drops (trailing ones) are whole,
-    and how many it drops."""
+def _dropped_axes(
+    inputs: list[Any], out_shape: Callable[[Shape], Shape] | None, chunks: Any
+) -> int:
+    """How many trailing axes of the inputs the output drops (`out_shape` or `chunks`
+    with fewer axes: a reduction, whose tasks need those axes whole)."""
     ndim = max(a.ndim for a in inputs)
-    kept = len(_call_out_shape(out_shape, tuple(1 for _ in range(ndim))))
+    if out_shape is not None:
+        kept = len(_call_out_shape(out_shape, (1,) * ndim))
+    else:
+        kept = ndim if chunks is None else len(chunks)
     if kept > ndim:
         raise ValueError(
-            f"blkc.dask.map_blocks: out_shape gives {kept} axes for blocks of {ndim}: pass "
-            "chunks= for an output with more axes than its inputs"
+            f"blkc.dask.map_blocks: the output has {kept} axes, its inputs {ndim}: an output "
+            "may drop the inputs' trailing axes, not add axes"
         )
-    dropped = ndim - kept
-    if dropped:
-        first = [a.ndim - dropped for a in inputs]
-        inputs = [a.rechunk({axis: -1 for axis in range(max(f, 0), a.ndim)})
-                  for a, f in zip(inputs, first, strict=True)]  # fmt: skip
-    return inputs, dropped
+    return ndim - kept
 
 
 def _unified(da: Any, inputs: list[Any]) -> tuple[tuple[tuple[int, ...], ...], list[Any]]:

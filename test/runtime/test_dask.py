@@ -120,6 +120,24 @@ def test_a_row_reduction_gets_whole_rows_and_its_own_output_shape() -> None:
     numpy.testing.assert_array_equal(maxima.compute(scheduler="threads"), x.max(axis=1))
 
 
+def test_chunks_of_fewer_axes_make_a_reduction_too() -> None:
+    x = random((64, 40), 20)
+    maxima = blkc_dask.map_blocks(
+        row_max, da.from_array(x, chunks=(16, 10)), out_dtype="float32",
+        chunks=((16, 16, 16, 16),), grid=lambda out: (out.shape[0],), args=(40,), BLOCK=64,
+    )  # fmt: skip
+    numpy.testing.assert_array_equal(maxima.compute(scheduler="threads"), x.max(axis=1))
+    with pytest.raises(ValueError, match="may drop the inputs' trailing axes, not add axes"):
+        blkc_dask.map_blocks(row_max, da.from_array(x), out_dtype="f4", grid=(1,),
+                             chunks=((64,), (40,), (1,)))  # fmt: skip
+
+
+def test_without_dask_the_error_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "dask.array", None)  # an import of it fails
+    with pytest.raises(ImportError, match=r"pip install 'blkc\[dask\]'"):
+        blkc_dask.map_blocks(add, numpy.zeros(4, numpy.float32), out_dtype="f4", grid=(1,))
+
+
 def test_strided_blocks_are_made_contiguous() -> None:
     x = random((64, 48), 6)
     transposed = da.from_array(x, chunks=(64, 16)).T  # each block a transposed view
