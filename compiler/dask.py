@@ -13,10 +13,13 @@ compiles each kernel once, or loads it from the disk cache. Dask is optional
 
 from __future__ import annotations
 
+import hashlib
 import os
+import pickle
+import threading
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy
 
@@ -77,7 +80,7 @@ def map_blocks(
     if chunks is None:
         chunks = common if out_shape is None else _output_chunks(common, out_shape)
     drop_axis = list(range(ndim - dropped, ndim)) if dropped else None
-    task = partial(_run_block, kernel, dtype, grid, args, meta)
+    task = partial(_run_block, _Shipped.of(kernel), dtype, grid, args, meta)
     chunks = tuple(tuple(c) for c in chunks)
     label = token or f"blkc-{getattr(kernel, '__name__', None) or getattr(kernel, 'name', '')}"
     # The name in full (Dask's meaning of `token` and `name` changed between releases).
@@ -165,8 +168,42 @@ def _call_out_shape(out_shape: Callable[[Shape], Shape], shape: Shape) -> Shape:
     return tuple(int(e) for e in result)
 
 
+class _Shipped:
+    """A kernel as tasks carry it: pickled once, where the graph is built; a process
+    unpickles it once (by its digest) and keeps it for the next tasks, which reuse its
+    compiled variants and launch stubs instead of rebuilding a kernel per task."""
+
+    _received: ClassVar[dict[str, Any]] = {}
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, kernel: Any, payload: bytes, digest: str) -> None:
+        self.kernel = kernel
+        self.payload = payload
+        self.digest = digest
+
+    @classmethod
+    def of(cls, kernel: Any) -> _Shipped:
+        import cloudpickle  # a dependency of Dask's: kernels of __main__ travel by value
+
+        payload = cloudpickle.dumps(kernel)
+        return cls(kernel, payload, hashlib.sha256(payload).hexdigest())
+
+    @classmethod
+    def receive(cls, payload: bytes, digest: str) -> _Shipped:
+        with cls._lock:
+            kernel = cls._received.get(digest)
+        if kernel is None:
+            kernel = pickle.loads(payload)
+            with cls._lock:
+                kernel = cls._received.setdefault(digest, kernel)
+        return cls(kernel, payload, digest)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_Shipped.receive, (self.payload, self.digest))
+
+
 def _run_block(
-    kernel: Any,
+    shipped: _Shipped,
     dtype: numpy.dtype[Any],
     grid: GridOf | Sequence[int],
     args: Callable[[numpy.ndarray], Sequence[object]] | Sequence[object],
@@ -174,7 +211,8 @@ def _run_block(
     *blocks: Any,
     block_info: dict[Any, Any] | None = None,
 ) -> numpy.ndarray:
-    """One task: launch `kernel` on `blocks` and a fresh output block, and return it."""
+    """One task: launch the kernel on `blocks` and a fresh output block, and return it."""
+    kernel = shipped.kernel
     shape = tuple(block_info[None]["chunk-shape"]) if block_info else _broadcast_shape(blocks)
     out = numpy.empty(shape, dtype)
     inputs = [_kernel_input(block, index) for index, block in enumerate(blocks)]

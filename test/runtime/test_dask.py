@@ -191,6 +191,31 @@ def test_two_graphs_of_one_kernel_have_their_own_tasks() -> None:
     numpy.testing.assert_array_equal(computed[1], 2 * y)
 
 
+def _local_kernel() -> Any:
+    @blkc.jit
+    def triple(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=offsets < n) * 3,
+                 mask=offsets < n)  # fmt: skip
+
+    return triple
+
+
+def test_a_process_unpickles_a_kernel_once_for_all_its_tasks() -> None:
+    """A kernel no module names travels by value; each task's copy of it is the one the
+    process unpickled first, with its compiled variants and launch stubs."""
+    import pickle
+
+    kernel = _local_kernel()
+    payload = pickle.dumps(blkc_dask._Shipped.of(kernel))
+    first, second = pickle.loads(payload), pickle.loads(payload)
+    assert first.kernel is second.kernel and first.kernel is not kernel
+    x = random((1000,), 21)
+    tripled = blkc_dask.map_blocks(kernel, da.from_array(x, chunks=300), out_dtype="float32",
+                                   grid=(4,), args=lambda out: (out.size,), BLOCK=256)  # fmt: skip
+    numpy.testing.assert_array_equal(tripled.compute(scheduler="threads"), x * 3)
+
+
 def test_bad_arguments_are_named() -> None:
     x = da.ones((4,), chunks=2)
     with pytest.raises(TypeError, match="must be launchable as kernel"):
