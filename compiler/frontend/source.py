@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -74,6 +75,63 @@ def function_source(fn: Callable[..., Any]) -> tuple[list[str], int, str]:
     if fn in _REPLACED:
         lines, first, filename = _REPLACED[fn]
         return lines, first, filename
+    return _read_definition(fn) or _inspect_source(fn)
+
+
+def _read_definition(fn: Callable[..., Any]) -> tuple[list[str], int, str] | None:
+    """`fn`'s definition read from its file by its code object, as `inspect` reads it but
+    without its tokenizer (which costs a first launch milliseconds): from its first line
+    (its first decorator's) through the last line of code it compiled to, then any lines
+    indented deeper than its first (a trailing `pass`, say), and trailing comments indented
+    as its body. None where this does not apply: `inspect` reads it then."""
+    code = getattr(fn, "__code__", None)
+    if code is None or hasattr(fn, "__wrapped__"):
+        return None
+    filename = inspect.getsourcefile(fn)
+    if filename is None:
+        return None
+    lines = linecache.getlines(filename, fn.__globals__)  # type: ignore[attr-defined]
+    first = code.co_firstlineno
+    opening = lines[first - 1] if 0 < first <= len(lines) else ""
+    if not (opening.lstrip().startswith("@") or _is_def(opening)):
+        return None  # a lambda, say
+    header = next((i for i, line in enumerate(lines[first - 1 :], first) if _is_def(line)), None)
+    if header is None:
+        return None
+    positions = [(line, end) for line, end, _, _ in code.co_positions() if line and end]
+    last = min(max([header, *(end for _, end in positions)]), len(lines))
+    indent = _indent(opening)
+    end = last
+    while end < len(lines) and (_is_filler(lines[end]) or _indent(lines[end]) > indent):
+        end += 1
+    body = [line for line, _ in positions if line > header]
+    body_indent = _indent(lines[min(body) - 1]) if body else None
+    while end > last and _is_filler(lines[end - 1]) and not _in_body(lines[end - 1], body_indent):
+        end -= 1
+    return lines[first - 1 : end], first, filename
+
+
+def _is_def(line: str) -> bool:
+    return line.lstrip().startswith(("def ", "async def "))
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _is_filler(line: str) -> bool:
+    """A blank or comment-only line (which does not end a block)."""
+    stripped = line.strip()
+    return not stripped or stripped.startswith("#")
+
+
+def _in_body(filler: str, body_indent: int | None) -> bool:
+    """Whether a blank or comment line at a definition's end belongs to it: a comment
+    indented at least as its body is (as `inspect` has it)."""
+    return body_indent is not None and bool(filler.strip()) and _indent(filler) >= body_indent
+
+
+def _inspect_source(fn: Callable[..., Any]) -> tuple[list[str], int, str]:
     try:
         lines, first = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or "<unknown>"
@@ -83,19 +141,28 @@ def function_source(fn: Callable[..., Any]) -> tuple[list[str], int, str]:
     return lines, first, filename
 
 
+def _parse(lines: list[str]) -> ast.Module | SyntaxError:
+    try:
+        return ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError as err:
+        return err
+
+
 def parse_function(fn: Callable[..., Any]) -> ParsedFunction:
     """`fn`'s AST, positioned in its source file (cached)."""
     if fn in _PARSED:
         return _PARSED[fn]
     lines, first, filename = function_source(fn)
-    source = "".join(lines)
-    dedented = textwrap.dedent(source)
-    indent = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-    try:
-        module = ast.parse(dedented)
-    except SyntaxError as err:
-        line = first + (err.lineno or 1) - 1
-        raise _error(filename, line, err.offset or 1, f"invalid Python: {err.msg}") from None
+    module = _parse(lines)
+    if isinstance(module, SyntaxError) and fn not in _REPLACED:
+        # Read by its code object's lines, a definition may end inside a string that goes
+        # on at the left margin: inspect's tokenizer knows where it ends.
+        lines, first, filename = _inspect_source(fn)
+        module = _parse(lines)
+    if isinstance(module, SyntaxError):
+        line = first + (module.lineno or 1) - 1
+        raise _error(filename, line, module.offset or 1, f"invalid Python: {module.msg}")
+    indent = _indent(lines[0]) if lines else 0
     found = [n for n in module.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
     if not found:
         raise _error(filename, first, 1, "the source defines no function")
