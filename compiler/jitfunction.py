@@ -511,11 +511,13 @@ class JITFunction(_Launchable):
     ) -> None:
         """After a launch through Python: the second launch in a row of the same variant
         with the same keywords builds a stub for the launches after it."""
-        from blkc.runtime import fast_launch
-
         signature = (kernel, tuple(kwargs.items()), len(args))
         repeated, self._launched = self._launched == signature, signature
-        if not repeated or not fast_launch.available():
+        if not repeated:
+            return
+        from blkc.runtime import fast_launch  # not before: a first launch needs no stub
+
+        if not fast_launch.available():
             return
         plan = self._fast_args(kernel, args, arguments)
         if plan is None:
