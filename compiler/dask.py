@@ -80,7 +80,7 @@ def map_blocks(
     if chunks is None:
         chunks = common if out_shape is None else _output_chunks(common, out_shape)
     drop_axis = list(range(ndim - dropped, ndim)) if dropped else None
-    task = partial(_run_block, _Shipped.of(kernel), dtype, grid, args, meta)
+    task = partial(_run_block, _Shipped(kernel), dtype, grid, args, meta)
     chunks = tuple(tuple(c) for c in chunks)
     label = token or f"blkc-{getattr(kernel, '__name__', None) or getattr(kernel, 'name', '')}"
     # The name in full (Dask's meaning of `token` and `name` changed between releases).
@@ -169,24 +169,17 @@ def _call_out_shape(out_shape: Callable[[Shape], Shape], shape: Shape) -> Shape:
 
 
 class _Shipped:
-    """A kernel as tasks carry it: pickled once, where the graph is built; a process
-    unpickles it once (by its digest) and keeps it for the next tasks, which reuse its
-    compiled variants and launch stubs instead of rebuilding a kernel per task."""
+    """A kernel as tasks carry it: pickled once, when its graph is first pickled (never on
+    the threaded scheduler); a process unpickles it once (by its digest) and keeps it for
+    the next tasks, which reuse its compiled variants and launch stubs instead of
+    rebuilding a kernel per task."""
 
     _received: ClassVar[dict[str, Any]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
-    def __init__(self, kernel: Any, payload: bytes, digest: str) -> None:
+    def __init__(self, kernel: Any, pickled: tuple[bytes, str] | None = None) -> None:
         self.kernel = kernel
-        self.payload = payload
-        self.digest = digest
-
-    @classmethod
-    def of(cls, kernel: Any) -> _Shipped:
-        import cloudpickle  # a dependency of Dask's: kernels of __main__ travel by value
-
-        payload = cloudpickle.dumps(kernel)
-        return cls(kernel, payload, hashlib.sha256(payload).hexdigest())
+        self.pickled = pickled
 
     @classmethod
     def receive(cls, payload: bytes, digest: str) -> _Shipped:
@@ -196,10 +189,15 @@ class _Shipped:
             kernel = pickle.loads(payload)
             with cls._lock:
                 kernel = cls._received.setdefault(digest, kernel)
-        return cls(kernel, payload, digest)
+        return cls(kernel, (payload, digest))
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_Shipped.receive, (self.payload, self.digest))
+        if self.pickled is None:
+            import cloudpickle  # a dependency of Dask's: kernels of __main__ travel by value
+
+            payload = cloudpickle.dumps(self.kernel)
+            self.pickled = (payload, hashlib.sha256(payload).hexdigest())
+        return (_Shipped.receive, self.pickled)
 
 
 def _run_block(

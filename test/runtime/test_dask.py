@@ -207,7 +207,7 @@ def test_a_process_unpickles_a_kernel_once_for_all_its_tasks() -> None:
     import pickle
 
     kernel = _local_kernel()
-    payload = pickle.dumps(blkc_dask._Shipped.of(kernel))
+    payload = pickle.dumps(blkc_dask._Shipped(kernel))
     first, second = pickle.loads(payload), pickle.loads(payload)
     assert first.kernel is second.kernel and first.kernel is not kernel
     x = random((1000,), 21)
