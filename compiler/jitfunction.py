@@ -700,6 +700,7 @@ class _FastEntry:
         binaries = program.compiled()
         if not binaries or fn._captures is None:
             return None
+        inline_always = num_cpu_threads == 1 or launch.cores() == 1
         stub = fast_launch.build(
             plan,
             [fast_launch.abi_type(str(t)) for t in program.abi],
@@ -707,7 +708,8 @@ class _FastEntry:
             [ctypes.addressof(b.errors) for b in binaries.values()],
             ctypes.addressof(launch.failure_count),
             launch.stream_threshold(),
-            inline_always=num_cpu_threads == 1 or launch.cores() == 1,
+            inline_always=inline_always,
+            pool=None if inline_always else _pooled(binaries, num_cpu_threads),
         )
         entry = cls(kernel, stub, dict(kwargs), tuple(map(type, kwargs.values())),
                     _environment(), fn._captures, plan)  # fmt: skip
@@ -722,6 +724,22 @@ class _FastEntry:
         for binary in self.binaries:  # type: ignore[attr-defined]
             binary.check_accesses(self.kernel.name, program.accesses)
         launch.raise_failures()
+
+
+def _pooled(binaries: dict[bool, Any], num_cpu_threads: int | None) -> Any:
+    """How a launch stub runs large grids on the native pool (None where there is none)."""
+    from blkc.runtime import fast_launch, launch, native_pool
+
+    if not native_pool.available() or not all(b.packed for b in binaries.values()):
+        return None  # no pool here, or a kernel that asserts (see `_Binary.packed`)
+    launch.sync_stub_threads()
+    pool = native_pool.pool(launch.cores() - 1)
+    return fast_launch.Pooled(
+        {noalias: b.packed for noalias, b in binaries.items()},
+        pool.run_address,
+        ctypes.addressof(launch.stub_threads),
+        min(num_cpu_threads or launch.cores(), launch.cores()),
+    )
 
 
 class _GridLaunch:

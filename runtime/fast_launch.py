@@ -177,8 +177,10 @@ class _Emitter:
         failures_address: int,
         threshold: int,
         inline_always: bool,
+        pool: Pooled | None = None,
     ):
         self.args = list(args)
+        self.pool = pool
         self.abi = list(abi)
         self.module = ir.Module(name="blkc_stub")
         self.name = f"blkc_stub_{next(_serial)}"
@@ -277,12 +279,15 @@ class _Emitter:
         self.give(_DONE)
         b.position_at_end(work)
         disjoint = self.pick_launcher(spans)
+        inline = ir.Constant(I1, 1)
         if not self.inline_always:
             size = ir.Constant(I64, 0)
             for _, start, end in spans:
                 size = b.add(size, b.sub(end, start))
             small = b.icmp_unsigned("<=", size, ir.Constant(I64, INLINE_BYTES))
-            self.check(b.or_(small, b.icmp_signed("==", total, ir.Constant(I64, 1))), "inline")
+            inline = b.or_(small, b.icmp_signed("==", total, ir.Constant(I64, 1)))
+            if self.pool is None:
+                self.check(inline, "inline")
         table_type = ir.ArrayType(I64, 2 * len(self.abi) + 1)
         table = b.alloca(table_type)
         for index, start, end in spans:
@@ -295,7 +300,20 @@ class _Emitter:
         before = b.load(failures, typ=I32)
         values = [runtime[i] for i in range(len(self.abi))]
         grid32 = [b.trunc(g, I32) for g in grid]
-        self.call_launcher(disjoint, [*values, table, ir.Constant(I64, 0), total, *grid32])
+        if self.pool is None or self.inline_always:
+            self.call_launcher(disjoint, [*values, table, ir.Constant(I64, 0), total, *grid32])
+        else:
+            here, pooled, after = (
+                self.function.append_basic_block(n) for n in ("here", "pooled", "launched")
+            )
+            b.cbranch(inline, here, pooled)
+            b.position_at_end(here)
+            self.call_launcher(disjoint, [*values, table, ir.Constant(I64, 0), total, *grid32])
+            b.branch(after)
+            b.position_at_end(pooled)
+            self.run_pooled(disjoint, values, table, total, grid32)
+            b.branch(after)
+            b.position_at_end(after)
         errors = ir.Constant(I32, 0)
         for address in self.errors_addresses:
             recorded = b.load(b.inttoptr(ir.Constant(I64, address), PTR), typ=I32)
@@ -470,6 +488,46 @@ class _Emitter:
             self.check(disjoint, "disjoint")
         return disjoint
 
+    def run_pooled(
+        self,
+        disjoint: ir.Value,
+        values: list[ir.Value],
+        table: ir.Value,
+        total: ir.Value,
+        grid32: list[ir.Value],
+    ) -> None:
+        """Run the grid on the native pool (`runtime.native_pool`), the GIL released, on
+        as many threads as the launch may use (`launch.stub_threads`, the variant's
+        `num_cpu_threads`, the programs); the fallback where that is one."""
+        b, pool = self.b, self.pool
+        assert pool is not None
+        allowed = b.sext(b.load(b.inttoptr(ir.Constant(I64, pool.cap_address), PTR), typ=I32), I64)
+        threads = ir.Constant(I64, pool.threads)
+        for bound in (allowed, total):
+            threads = b.select(b.icmp_signed("<", bound, threads), bound, threads)
+        self.check(b.icmp_signed(">=", threads, ir.Constant(I64, 2)), "threads")
+        argv = b.alloca(ir.ArrayType(I64, max(1, len(values))))
+        for index, value in enumerate(values):  # 8-byte slots, as `_args` reads them
+            slot = b.gep(argv, [ir.Constant(I32, 0), ir.Constant(I32, index)])
+            b.store(_slot_bits(b, value), slot)
+        per_thread = b.mul(threads, ir.Constant(I64, pool.chunks_per_thread))
+        chunks = b.select(b.icmp_signed("<", total, per_thread), total, per_thread)
+        seats = b.trunc(b.sub(threads, ir.Constant(I64, 1)), I32)
+        run_type = ir.FunctionType(
+            ir.VoidType(), [PTR, PTR, PTR, I64, I64, I32, I32, I32, I32]
+        )
+        run = b.inttoptr(ir.Constant(I64, pool.run_address), run_type.as_pointer())
+        packed = [ir.Constant(I64, pool.packed[noalias]) for noalias in (True, False)
+                  if noalias in pool.packed]  # fmt: skip
+        target = packed[0]
+        if len(packed) == 2:
+            target = b.select(disjoint, packed[0], packed[1])
+        save = self.api("PyEval_SaveThread", PTR, [])
+        restore = self.api("PyEval_RestoreThread", ir.VoidType(), [PTR])
+        state = b.call(save, [])
+        b.call(run, [b.inttoptr(target, PTR), argv, table, total, chunks, *grid32, seats])
+        b.call(restore, [state])
+
     def call_launcher(self, disjoint: ir.Value, args: list[ir.Value]) -> None:
         b = self.b
         if len(self.launchers) == 1:
@@ -485,6 +543,32 @@ class _Emitter:
 _symbols: dict[str, int] = {}
 
 
+def _slot_bits(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
+    """`value` as the i64 of its 8-byte slot (`native_pool.pack_arguments`): addresses and
+    integers sign-extended, a float in the low 4 bytes, a double's bits."""
+    t = value.type
+    if isinstance(t, ir.PointerType):
+        return b.ptrtoint(value, I64)
+    if isinstance(t, ir.FloatType):
+        return b.zext(b.bitcast(value, I32), I64)
+    if isinstance(t, ir.DoubleType):
+        return b.bitcast(value, I64)
+    return value if t == I64 else b.sext(value, I64)
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """What a stub needs to run large grids on the native pool: the packed launcher of
+    each variant (`<launcher>_args`), `blkc_pool_run`'s address, the address of the int32
+    thread cap stubs read (`launch.stub_threads`), and the variant's own thread count."""
+
+    packed: dict[bool, int]
+    run_address: int
+    cap_address: int
+    threads: int
+    chunks_per_thread: int = 4
+
+
 def build(
     args: Sequence[Arg],
     abi: Sequence[ir.Type],
@@ -493,6 +577,7 @@ def build(
     failures_address: int,
     threshold: int,
     inline_always: bool = False,
+    pool: Pooled | None = None,
 ) -> Stub:
     """Compile the stub of one kernel variant: `args` describe the positional arguments,
     `abi` the launcher's own parameters, `launchers` the address of each compiled variant
@@ -505,7 +590,7 @@ def build(
     with _lock:
         names = {noalias: f"blkc_launcher_{next(_serial)}" for noalias in launchers}
         emitter = _Emitter(
-            args, abi, names, errors_addresses, failures_address, threshold, inline_always
+            args, abi, names, errors_addresses, failures_address, threshold, inline_always, pool
         )
         text = emitter.emit()
         for noalias, symbol in names.items():

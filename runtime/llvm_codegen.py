@@ -363,7 +363,23 @@ class CpuKernelEmitter(FunctionEmitter):
             # that launched the kernel reads the output.
             b.call(self.declare("llvm.x86.sse.sfence", ir.VoidType(), []), [])
         b.ret_void()
+        self._emit_packed_launcher(fn, abi)
         return fn.name
+
+    def _emit_packed_launcher(self, launcher: ir.Function, abi: Sequence[ir.Type]) -> None:
+        """`<launcher>_args(argv, bounds, start, end, gx, gy, gz)`: the launcher with the
+        kernel's arguments read from 8-byte slots at `argv` (`native_pool.pack_arguments`),
+        one signature for every kernel, which the native thread pool calls."""
+        fn_type = ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I64, I32, I32, I32])
+        fn = ir.Function(self.module, fn_type, name=f"{launcher.name}_args")
+        argv, *rest = fn.args
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        values = [
+            b.load(b.gep(argv, [ir.Constant(I64, 8 * i)], source_etype=ir.IntType(8)), typ=t)
+            for i, t in enumerate(abi)
+        ]
+        b.call(launcher, [*values, *rest])
+        b.ret_void()
 
     # -- loop versioning ---------------------------------------------------------------
 

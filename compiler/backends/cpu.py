@@ -127,6 +127,9 @@ class _Binary:
     launcher: Callable[..., None]
     errors: ctypes.c_uint32
     """The kernel's out-of-bounds record (see `KernelSignature.errors`)."""
+    packed: int = 0
+    """The address of the launcher reading its arguments from 8-byte slots (`<launcher>_args`,
+    for `runtime.native_pool`)."""
 
     def check_accesses(self, name: str, accesses: Sequence[str]) -> None:
         """Raise IndexError when the last launch touched memory outside its arrays."""
@@ -191,7 +194,11 @@ class CpuProgram:
                 cache.store_binary(self.cache_key, variant, compiled.llvm_ir, compiled.object_code)
         prototype = ctypes.CFUNCTYPE(None, *launch.launcher_ctypes(self.abi))
         errors = ctypes.c_uint32.from_address(compiled.engine.get_global_value_address(self.errors))
-        return _Binary(compiled, prototype(compiled.address(self.launcher)), errors)
+        # Failed assertions are recorded per launching thread (`launch._failures`): kernels
+        # that assert stay off the native pool, whose workers have no launch.
+        asserts = "blkc_assert_fail" in compiled.llvm_ir
+        packed = 0 if asserts else compiled.address(f"{self.launcher}_args")
+        return _Binary(compiled, prototype(compiled.address(self.launcher)), errors, packed)
 
 
 class CpuBackend(Backend):
@@ -261,6 +268,7 @@ class CpuBackend(Backend):
             num_cpu_threads,
             interruptible=program.interruptible,
             work_bytes=sum(end - start for start, end in converted.spans),
+            packed=binary.packed,
         )
         binary.check_accesses(kernel.name, program.accesses)
 

@@ -1,0 +1,329 @@
+"""A native thread pool for grids: worker threads that wait in native code, woken in
+microseconds.
+
+Handing chunks of a grid to Python's `ThreadPoolExecutor` costs a futex wake-up and a GIL
+hand-off each way: 70-150 us on a virtual machine, more than a mid-sized kernel runs. Here
+the workers are Python threads that call `blkc_pool_worker` once and stay in it, the GIL
+released: between jobs each spins on the job counter for a few tens of microseconds (a
+launch that follows within that time starts at once), then sleeps on a futex. A launch
+calls `blkc_pool_run` (through ctypes, so the GIL is released too), which publishes the
+job, wakes sleeping workers, takes chunks itself and waits for the workers that joined.
+
+The module is LLVM IR built here and JIT-compiled once (`_module_ir`). The protocol, all
+through seq_cst atomics:
+
+- `ticket` holds the job's generation (high 32 bits) and the next chunk (low 32 bits); a
+  thread takes chunk i by a compare-exchange from (g, i) to (g, i + 1), after reading the
+  job's fields: a success proves the fields were those of generation g (a dispatcher first
+  marks the ticket busy, then writes the fields, then publishes (g + 1, 0)).
+- `active` counts the workers inside a job; the dispatcher returns when all chunks are
+  taken and `active` is back to zero, so no worker still reads the caller's arguments.
+- `seats` caps how many workers join (a launch's thread count).
+
+- `busy` makes launches from several threads take turns: one job runs at a time, on at
+  most every core, so concurrent launches never oversubscribe the cores.
+
+Each chunk calls the kernel's packed launcher `<name>__grid_args(argv, bounds, start, end,
+gx, gy, gz)`, whose arguments are 8-byte slots (`pack_arguments`); a launch stub fills
+them itself (`fast_launch.Pooled`), with the GIL released while the job runs. Kernels that
+assert stay off the pool: a failed assertion is recorded for the thread that launched
+(`launch._failures`), which a worker does not know. Linux on x86-64 and AArch64 only (the
+futex system call); elsewhere launches keep Python's pool. The workers stop at exit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import platform
+import struct
+import sys
+import threading
+from collections.abc import Sequence
+from functools import cache
+
+_SPIN = 2000
+"""Pause instructions a worker spins for before it sleeps (a few tens of microseconds)."""
+
+_SYS_FUTEX = {"x86_64": 202, "aarch64": 98}
+_FUTEX_WAIT_PRIVATE, _FUTEX_WAKE_PRIVATE = 128, 129
+
+
+def available() -> bool:
+    """Whether this process can run grids on the native pool."""
+    return sys.platform.startswith("linux") and platform.machine() in _SYS_FUTEX
+
+
+def _module_ir(machine: str) -> str:
+    import llvmlite.ir as ir
+
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+    ptr = ir.PointerType()
+    module = ir.Module(name="blkc_pool")
+    launcher_type = ir.FunctionType(ir.VoidType(), [ptr, ptr, i64, i64, i32, i32, i32])
+    launcher_ptr = launcher_type.as_pointer()  # typed, so that calls through it know it
+
+    def global_(name: str, t: ir.Type) -> ir.GlobalVariable:
+        g = ir.GlobalVariable(module, t, name=f"blkc_pool_{name}")
+        g.initializer = ir.Constant(t, None)
+        g.linkage = "internal"
+        return g
+
+    gen, sleepers, active, seats, stop = (
+        global_(n, i32) for n in ("gen", "sleepers", "active", "seats", "stopping")
+    )
+    busy, waiters = global_("busy", i32), global_("waiters", i32)
+    ticket, total, chunks = (global_(n, i64) for n in ("ticket", "total", "chunks"))
+    fn_g = global_("fn", launcher_ptr)
+    argv_g, bounds_g = global_("argv", ptr), global_("bounds", ptr)
+    gx_g, gy_g, gz_g = (global_(n, i32) for n in ("gx", "gy", "gz"))
+    syscall = ir.Function(module, ir.FunctionType(i64, [i64], var_arg=True), name="syscall")
+    if machine == "x86_64":
+        pause_fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "llvm.x86.sse2.pause")
+        pause_args: list[ir.Value] = []
+    else:
+        pause_fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [i32]), "llvm.aarch64.hint")
+        pause_args = [ir.Constant(i32, 1)]  # yield
+    sys_futex = ir.Constant(i64, _SYS_FUTEX[machine])
+    null = ir.Constant(ptr, None)
+
+    def futex(b: ir.IRBuilder, word: ir.GlobalVariable, op: int, value: ir.Value) -> None:
+        b.call(syscall, [sys_futex, word, ir.Constant(i32, op), value, null])
+
+    def atomic_load(b: ir.IRBuilder, g: ir.GlobalVariable) -> ir.Value:
+        return b.load_atomic(g, "seq_cst", g.value_type.width // 8, typ=g.value_type)
+
+    def atomic_store(b: ir.IRBuilder, value: ir.Value, g: ir.GlobalVariable) -> None:
+        b.store_atomic(value, g, "seq_cst", g.value_type.width // 8)
+
+    # take(seen): run chunks of generation `seen` until none is left.
+    take = ir.Function(module, ir.FunctionType(ir.VoidType(), [i32]), name="blkc_pool_take")
+    take.linkage = "internal"
+    entry, again, check, run, leave = (
+        take.append_basic_block(n) for n in ("entry", "again", "check", "run", "leave")
+    )
+    b = ir.IRBuilder(entry)
+    b.branch(again)
+    b = ir.IRBuilder(again)
+    v = atomic_load(b, ticket)
+    current = b.trunc(b.lshr(v, ir.Constant(i64, 32)), i32)
+    b.cbranch(b.icmp_unsigned("==", current, take.args[0]), check, leave)
+    b = ir.IRBuilder(check)
+    job = (fn_g, argv_g, bounds_g, total, chunks, gx_g, gy_g, gz_g)
+    fields = [b.load(g, typ=g.value_type) for g in job]
+    fn, argv, bounds, total_v, chunks_v, gx, gy, gz = fields
+    index = b.and_(v, ir.Constant(i64, 0xFFFFFFFF))
+    has = b.icmp_unsigned("<", index, chunks_v)
+    taken_block = take.append_basic_block("cas")
+    b.cbranch(has, taken_block, leave)
+    b = ir.IRBuilder(taken_block)
+    pair = b.cmpxchg(ticket, v, b.add(v, ir.Constant(i64, 1)), "seq_cst", "seq_cst")
+    b.cbranch(b.extract_value(pair, 1), run, again)
+    b = ir.IRBuilder(run)
+    start = b.udiv(b.mul(total_v, index), chunks_v)
+    end = b.udiv(b.mul(total_v, b.add(index, ir.Constant(i64, 1))), chunks_v)
+    b.call(fn, [argv, bounds, start, end, gx, gy, gz])
+    b.branch(again)
+    ir.IRBuilder(leave).ret_void()
+
+    # blkc_pool_worker(): wait for a job, take a seat, take chunks; forever (until stop).
+    worker = ir.Function(module, ir.FunctionType(ir.VoidType(), []), name="blkc_pool_worker")
+    entry, wait, spin, sleep, woke, got, seat, done = (
+        worker.append_basic_block(n)
+        for n in ("entry", "wait", "spin", "sleep", "woke", "got", "seat", "done")
+    )
+    b = ir.IRBuilder(entry)
+    seen_slot = b.alloca(i32)
+    count_slot = b.alloca(i32)
+    b.store(atomic_load(b, gen), seen_slot)
+    b.branch(wait)
+    b = ir.IRBuilder(wait)
+    b.store(ir.Constant(i32, 0), count_slot)
+    b.branch(spin)
+    b = ir.IRBuilder(spin)
+    now = atomic_load(b, gen)
+    seen = b.load(seen_slot, typ=i32)
+    spun = b.load(count_slot, typ=i32)
+    keep_spinning = spin.function.append_basic_block("spin.more")
+    changed = b.icmp_unsigned("!=", now, seen)
+    b.cbranch(changed, got, keep_spinning)
+    b = ir.IRBuilder(keep_spinning)
+    b.call(pause_fn, pause_args)
+    b.store(b.add(spun, ir.Constant(i32, 1)), count_slot)
+    b.cbranch(b.icmp_unsigned("<", spun, ir.Constant(i32, _SPIN)), spin, sleep)
+    b = ir.IRBuilder(sleep)
+    b.atomic_rmw("add", sleepers, ir.Constant(i32, 1), "seq_cst")
+    still = b.icmp_unsigned("==", atomic_load(b, gen), b.load(seen_slot, typ=i32))
+    futex_wait = worker.append_basic_block("futex.wait")
+    b.cbranch(still, futex_wait, woke)
+    b = ir.IRBuilder(futex_wait)
+    null = ir.Constant(ptr, None)
+    futex(b, gen, _FUTEX_WAIT_PRIVATE, b.load(seen_slot, typ=i32))
+    b.branch(woke)
+    b = ir.IRBuilder(woke)
+    b.atomic_rmw("sub", sleepers, ir.Constant(i32, 1), "seq_cst")
+    b.branch(wait)
+    b = ir.IRBuilder(got)
+    now = atomic_load(b, gen)
+    b.store(now, seen_slot)
+    b.cbranch(b.icmp_unsigned("!=", atomic_load(b, stop), ir.Constant(i32, 0)), done, seat)
+    b = ir.IRBuilder(seat)
+    before = b.atomic_rmw("sub", seats, ir.Constant(i32, 1), "seq_cst")
+    join = worker.append_basic_block("join")
+    b.cbranch(b.icmp_signed(">", before, ir.Constant(i32, 0)), join, wait)
+    b = ir.IRBuilder(join)
+    b.atomic_rmw("add", active, ir.Constant(i32, 1), "seq_cst")
+    b.call(take, [now])
+    b.atomic_rmw("sub", active, ir.Constant(i32, 1), "seq_cst")
+    b.branch(wait)
+    ir.IRBuilder(done).ret_void()
+
+    # blkc_pool_run(fn, argv, bounds, total, chunks, gx, gy, gz, seats): one job.
+    run_fn = ir.Function(
+        module,
+        ir.FunctionType(ir.VoidType(), [launcher_ptr, ptr, ptr, i64, i64, i32, i32, i32, i32]),
+        name="blkc_pool_run",
+    )
+    fn, argv, bounds, total_v, chunks_v, gx, gy, gz, seats_v = run_fn.args
+    entry, acquire, backoff, park, parked, start, wake, own, wait_active, spin_active, finish = (
+        run_fn.append_basic_block(n)
+        for n in (
+            "entry", "acquire", "backoff", "park", "parked", "start", "wake", "own", "wait",
+            "spin", "finish",
+        )
+    )  # fmt: skip
+    # One job at a time: a launch from another thread waits (spinning, then on a futex).
+    b = ir.IRBuilder(entry)
+    tries = b.alloca(i32)
+    b.store(ir.Constant(i32, 0), tries)
+    b.branch(acquire)
+    b = ir.IRBuilder(acquire)
+    pair = b.cmpxchg(busy, ir.Constant(i32, 0), ir.Constant(i32, 1), "seq_cst", "seq_cst")
+    b.cbranch(b.extract_value(pair, 1), start, backoff)
+    b = ir.IRBuilder(backoff)
+    count = b.load(tries, typ=i32)
+    b.store(b.add(count, ir.Constant(i32, 1)), tries)
+    b.call(pause_fn, pause_args)
+    b.cbranch(b.icmp_unsigned("<", count, ir.Constant(i32, _SPIN)), acquire, park)
+    b = ir.IRBuilder(park)
+    b.atomic_rmw("add", waiters, ir.Constant(i32, 1), "seq_cst")
+    held = b.icmp_unsigned("!=", atomic_load(b, busy), ir.Constant(i32, 0))
+    sleep_busy = run_fn.append_basic_block("park.wait")
+    b.cbranch(held, sleep_busy, parked)
+    b = ir.IRBuilder(sleep_busy)
+    futex(b, busy, _FUTEX_WAIT_PRIVATE, ir.Constant(i32, 1))
+    b.branch(parked)
+    b = ir.IRBuilder(parked)
+    b.atomic_rmw("sub", waiters, ir.Constant(i32, 1), "seq_cst")
+    b.store(ir.Constant(i32, 0), tries)
+    b.branch(acquire)
+    b = ir.IRBuilder(start)
+    next_gen = b.add(atomic_load(b, gen), ir.Constant(i32, 1))
+    high = b.shl(b.zext(next_gen, i64), ir.Constant(i64, 32))
+    atomic_store(b, b.or_(high, ir.Constant(i64, 0xFFFFFFFF)), ticket)  # busy
+    for value, g in (
+        (fn, fn_g), (argv, argv_g), (bounds, bounds_g), (total_v, total), (chunks_v, chunks),
+        (gx, gx_g), (gy, gy_g), (gz, gz_g),
+    ):  # fmt: skip
+        b.store(value, g)
+    atomic_store(b, seats_v, seats)
+    atomic_store(b, high, ticket)
+    atomic_store(b, next_gen, gen)
+    sleeping = b.icmp_signed(">", atomic_load(b, sleepers), ir.Constant(i32, 0))
+    b.cbranch(sleeping, wake, own)
+    b = ir.IRBuilder(wake)
+    futex(b, gen, _FUTEX_WAKE_PRIVATE, ir.Constant(i32, 2**31 - 1))
+    b.branch(own)
+    b = ir.IRBuilder(own)
+    b.call(take, [next_gen])
+    b.branch(wait_active)
+    b = ir.IRBuilder(wait_active)
+    idle = b.icmp_unsigned("==", atomic_load(b, active), ir.Constant(i32, 0))
+    b.cbranch(idle, finish, spin_active)
+    b = ir.IRBuilder(spin_active)
+    b.call(pause_fn, pause_args)
+    b.branch(wait_active)
+    b = ir.IRBuilder(finish)
+    atomic_store(b, ir.Constant(i32, 0), busy)
+    someone = b.icmp_signed(">", atomic_load(b, waiters), ir.Constant(i32, 0))
+    wake_one, out = run_fn.append_basic_block("handoff"), run_fn.append_basic_block("out")
+    b.cbranch(someone, wake_one, out)
+    b = ir.IRBuilder(wake_one)
+    futex(b, busy, _FUTEX_WAKE_PRIVATE, ir.Constant(i32, 1))
+    b.branch(out)
+    ir.IRBuilder(out).ret_void()
+
+    # blkc_pool_stop(): every worker returns (after its current job).
+    stop_fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), name="blkc_pool_stop")
+    b = ir.IRBuilder(stop_fn.append_basic_block("entry"))
+    atomic_store(b, ir.Constant(i32, 1), stop)
+    atomic_store(b, b.add(atomic_load(b, gen), ir.Constant(i32, 1)), gen)
+    futex(b, gen, _FUTEX_WAKE_PRIVATE, ir.Constant(i32, 2**31 - 1))
+    b.ret_void()
+    return str(module)
+
+
+class _Pool:
+    def __init__(self, workers: int):
+        import llvmlite.binding as llvm
+
+        from blkc.runtime.jit import compile_ir, initialize
+
+        initialize()
+        libc = ctypes.CDLL(None)
+        llvm.add_symbol("syscall", ctypes.cast(libc.syscall, ctypes.c_void_p).value)
+        self.module = compile_ir(_module_ir(platform.machine()), 2)
+        self.run_address = self.module.address("blkc_pool_run")
+        self.run = ctypes.CFUNCTYPE(
+            None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,
+            ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32,
+        )(self.module.address("blkc_pool_run"))  # fmt: skip
+        self._worker = ctypes.CFUNCTYPE(None)(self.module.address("blkc_pool_worker"))
+        self.stop = ctypes.CFUNCTYPE(None)(self.module.address("blkc_pool_stop"))
+        self.workers = workers
+        self.threads = [
+            threading.Thread(target=self._serve, name=f"blkc-native-{i}", daemon=True)
+            for i in range(workers)
+        ]
+        for thread in self.threads:
+            thread.start()
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        """Stop the workers and wait for them (at exit: before the code they run is freed)."""
+        self.stop()
+        for thread in self.threads:
+            thread.join(timeout=1.0)
+
+    def _serve(self) -> None:
+        self._worker()
+
+
+@cache
+def pool(workers: int) -> _Pool:
+    """The process's native pool of `workers` threads (started at first use)."""
+    return _Pool(workers)
+
+
+_FORMATS = {
+    ctypes.c_void_p: "Q",
+    ctypes.c_float: "f4x",
+    ctypes.c_double: "d",
+}
+
+
+def pack_arguments(values: Sequence[ctypes._SimpleCData]) -> ctypes.Array[ctypes.c_char]:
+    """The launch values (ctypes scalars, as `launch.convert_args` makes them) as the 8-byte
+    slots a packed launcher reads: addresses and integers as 64-bit integers (sign-extended:
+    the launcher reads the low bytes it needs), float32 in the low 4 bytes, doubles."""
+    parts = []
+    data: list[object] = []
+    for value in values:
+        fmt = _FORMATS.get(type(value), "q")
+        parts.append(fmt)
+        raw = value.value
+        data.append((raw or 0) if fmt == "Q" else int(raw) if fmt == "q" else raw)
+    layout = "<" + "".join(parts)
+    buffer = ctypes.create_string_buffer(struct.calcsize(layout) or 8)
+    struct.pack_into(layout, buffer, 0, *data)
+    return buffer
