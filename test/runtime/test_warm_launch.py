@@ -69,6 +69,7 @@ NOT_NEEDED = (
     "blkc.runtime.llvm_codegen",
     "blkc.runtime.fast_launch",  # launch stubs: built at a second launch
     "torch",  # NumPy arrays need no torch probe
+    "concurrent.futures",  # the thread pool: a small launch runs on the calling thread
 )
 
 
