@@ -379,6 +379,7 @@ def set_num_threads(count: int | None) -> None:
     environment's `BLKC_NUM_THREADS`, else every core."""
     global _thread_limit
     _thread_limit = None if count is None else check_num_cpu_threads(count)
+    sync_stub_threads()
 
 
 def thread_limit() -> int | None:
@@ -411,12 +412,35 @@ def get_num_threads() -> int:
 def threads_per_launch(count: int) -> Iterator[None]:
     """Within the block, each launch from the calling thread uses at most `count` threads
     (a task's share of the cores where others run beside it: `blkc.dask`)."""
+    global _shares
     previous = getattr(_record, "share", None)
     _record.share = check_num_cpu_threads(count)
+    with _failures_lock:
+        _shares += 1
+    sync_stub_threads()
     try:
         yield
     finally:
         _record.share = previous
+        with _failures_lock:
+            _shares -= 1
+        sync_stub_threads()
+
+
+stub_threads = ctypes.c_int32(0)
+"""The threads a launch stub may run a large grid on (`fast_launch.Pooled`):
+`process_threads()`, or 0 while any thread holds a share (`threads_per_launch`), whose
+launches then go through Python, which reads the share of the thread launching."""
+_shares = 0
+
+
+def sync_stub_threads() -> None:
+    """Update `stub_threads` (after a change of the cap or of the shares); 0 while
+    `BLKC_NUM_THREADS` is malformed, so that launches go through Python, which names it."""
+    try:
+        stub_threads.value = 0 if _shares else process_threads()
+    except ValueError:
+        stub_threads.value = 0
 
 
 @cache
@@ -458,6 +482,23 @@ def _permits(count: int) -> threading.BoundedSemaphore:
     return threading.BoundedSemaphore(count)
 
 
+def _run_native(
+    packed: int, values: Sequence[object], grid: tuple[int, int, int], total: int, workers: int
+) -> bool:
+    """Run the grid on the native pool with the calling thread and `workers - 1` of the
+    pool's (one launch at a time: a launch from another thread waits for it, the GIL
+    released); False where this platform has no native pool."""
+    from blkc.runtime import native_pool
+
+    if not native_pool.available() or cores() < 2:
+        return False
+    pool = native_pool.pool(cores() - 1)
+    argv = native_pool.pack_arguments(values[:-1])  # type: ignore[arg-type]
+    chunks = min(total, workers * _CHUNKS_PER_WORKER)
+    pool.run(packed, ctypes.addressof(argv), values[-1], total, chunks, *grid, workers - 1)
+    return True
+
+
 INLINE_BYTES = 1 << 18
 """Launches whose arrays hold at most this many bytes in all run on the calling thread
 (`run_grid`; launch stubs use the same bound)."""
@@ -474,6 +515,7 @@ def run_grid(
     num_cpu_threads: int | None = None,
     interruptible: bool = False,
     work_bytes: int | None = None,
+    packed: int = 0,
 ) -> None:
     """Call the compiled launcher over every program of `grid` on `num_cpu_threads`
     threads (by default, and at most, `get_num_threads()`: one per core unless capped):
@@ -484,7 +526,12 @@ def run_grid(
     An `interruptible` kernel (one with a loop that may run forever) runs on the pool's
     threads only, while the calling thread waits where Python sees a Ctrl-C: then
     `blkc_cancel` stops the kernel's loops, the launch waits for its threads and raises
-    KeyboardInterrupt, and blkc stays usable."""
+    KeyboardInterrupt, and blkc stays usable.
+
+    Given the address of the launcher's `packed` form (`<launcher>_args`), a launch on
+    several threads runs on the native pool (`runtime.native_pool`), whose waiting workers
+    start in microseconds where Python's pool takes a hundred (launches from several
+    threads take turns there); where the platform has none, on Python's."""
     limit = get_num_threads()
     threads = limit if num_cpu_threads is None else check_num_cpu_threads(num_cpu_threads)
     total = grid[0] * grid[1] * grid[2]
@@ -499,6 +546,8 @@ def run_grid(
     if workers == 1 and not interruptible:
         with _running():
             function(*values, 0, total, *grid)
+    elif packed and not interruptible and _run_native(packed, values, grid, total, workers):
+        pass
     else:
         chunks = min(total, workers * _CHUNKS_PER_WORKER)
         bounds = [total * i // chunks for i in range(chunks + 1)]
