@@ -90,7 +90,7 @@ def reference_softmax(x: numpy.ndarray) -> numpy.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def run(client: Client, rows: int, cols: int, chunk_rows: int, runs: int = 4) -> None:
+def run(client: Client, rows: int, cols: int, chunk_rows: int, runs: int = 6) -> None:
     """Check both computations against NumPy, then time each method on inputs of its own
     (fresh ones for every run), generated on the workers before any timing."""
     rng = da.random.default_rng(0)
