@@ -47,8 +47,10 @@ from typing import Any
 import llvmlite.ir as ir
 import numpy
 
+from blkc.runtime.jit import fill_string_table
 from blkc.runtime.launch import INLINE_BYTES
 
+fill_string_table()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
 DOUBLE = ir.DoubleType()

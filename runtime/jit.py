@@ -28,6 +28,16 @@ def initialize() -> None:
     llvm.initialize_native_asmparser()
 
 
+def fill_string_table() -> None:
+    """Have llvmlite fill the table it escapes string constants with. It fills it on first
+    use, and not atomically: threads emitting IR at once (kernels compiled from several
+    threads, launch stubs) read it half filled (a KeyError). Modules that emit IR call
+    this when imported."""
+    import llvmlite.ir as ir
+
+    str(ir.Constant(ir.ArrayType(ir.IntType(8), 1), bytearray(1)))
+
+
 def host_triple() -> str:
     initialize()
     return llvm.get_process_triple()

@@ -50,9 +50,11 @@ from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
 from blkc.runtime import small_floats, vector_math
+from blkc.runtime.jit import fill_string_table
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
+fill_string_table()
 
 
 class CodegenError(Exception):

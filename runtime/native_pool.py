@@ -40,7 +40,6 @@ import struct
 import sys
 import threading
 from collections.abc import Sequence
-from functools import cache
 
 _SPIN = 2000
 """Pause instructions a worker spins for before it sleeps (a few tens of microseconds)."""
@@ -299,10 +298,20 @@ class _Pool:
         self._worker()
 
 
-@cache
+_pools: dict[int, _Pool] = {}
+_pools_lock = threading.Lock()
+
+
 def pool(workers: int) -> _Pool:
-    """The process's native pool of `workers` threads (started at first use)."""
-    return _Pool(workers)
+    """The process's native pool of `workers` threads (started at first use, by one thread
+    however many launch at once)."""
+    found = _pools.get(workers)
+    if found is None:
+        with _pools_lock:
+            found = _pools.get(workers)
+            if found is None:
+                found = _pools[workers] = _Pool(workers)
+    return found
 
 
 _FORMATS = {
