@@ -497,7 +497,7 @@ class JITFunction(_Launchable):
                 if ran is None:
                     return True
                 if ran:
-                    entry.raise_errors()
+                    entry.raise_errors(ran)
                     return True
         return False
 
@@ -705,7 +705,6 @@ class _FastEntry:
             plan,
             [fast_launch.abi_type(str(t)) for t in program.abi],
             {noalias: b.compiled.address(program.launcher) for noalias, b in binaries.items()},
-            [ctypes.addressof(b.errors) for b in binaries.values()],
             ctypes.addressof(launch.failure_count),
             launch.stream_threshold(),
             inline_always=inline_always,
@@ -716,13 +715,13 @@ class _FastEntry:
         entry.binaries = list(binaries.values())  # type: ignore[attr-defined]
         return entry
 
-    def raise_errors(self) -> None:
-        """Raise what the stub's launch recorded, as a launch through Python does."""
-        from blkc.runtime import launch
+    def raise_errors(self, outcome: object) -> None:
+        """Raise what the stub's launch recorded (`outcome`, what the stub returned), as a
+        launch through Python does."""
+        from blkc.runtime import fast_launch, launch
 
-        program = self.kernel.program
-        for binary in self.binaries:  # type: ignore[attr-defined]
-            binary.check_accesses(self.kernel.name, program.accesses)
+        if outcome == fast_launch.OUT_OF_BOUNDS:
+            raise launch.out_of_bounds(self.kernel.name, self.kernel.program.accesses)
         launch.raise_failures()
 
 

@@ -21,8 +21,9 @@ for and what `convert_args` would accept:
 Then it fills the bounds table (on its stack), picks the variant whose arrays may or may
 not overlap, and, when the work is small (one program, or arrays of at most
 `INLINE_BYTES` bytes in all), runs the grid on the calling thread. It returns None when
-the launch ran, True when it ran and recorded an out-of-bounds access or a failed
-assertion (the caller raises it as a Python launch does), and False when it did nothing:
+the launch ran, True when it ran and recorded a failed assertion, 2 when it skipped an
+access outside the arrays (the caller raises these as a Python launch does: the
+out-of-bounds record is the launch's own, in its bounds table), and False when it did nothing:
 any argument it does not recognise, a launch large enough for the thread pool, or a
 variant not compiled yet. The caller then takes the Python path, which raises the same
 errors as always. A stub never raises and never runs a launch the Python path would
@@ -60,8 +61,9 @@ _OB_TYPE = 8
 _ARRAY_DATA, _ARRAY_ND, _ARRAY_DIMS, _ARRAY_DESCR, _ARRAY_FLAGS = 16, 24, 32, 56, 64
 _C_CONTIGUOUS, _F_CONTIGUOUS, _WRITEABLE = 0x1, 0x2, 0x400
 
-_FALLBACK, _DONE, _FAILED = False, None, True
-"""What a stub returns: nothing ran / the launch ran / it ran and recorded an error."""
+_FALLBACK, _DONE, _FAILED, OUT_OF_BOUNDS = False, None, True, 2
+"""What a stub returns: nothing ran / the launch ran / it ran and an assertion failed / it
+ran and skipped an access outside the arrays."""
 
 
 @cache
@@ -175,7 +177,6 @@ class _Emitter:
         args: Sequence[Arg],
         abi: Sequence[ir.Type],
         launchers: dict[bool, str],
-        errors_addresses: Sequence[int],
         failures_address: int,
         threshold: int,
         inline_always: bool,
@@ -191,7 +192,6 @@ class _Emitter:
             noalias: ir.Function(self.module, launcher_type, name=symbol)
             for noalias, symbol in launchers.items()
         }
-        self.errors_addresses = list(errors_addresses)
         self.failures_address = failures_address
         self.threshold = threshold
         self.inline_always = inline_always
@@ -290,7 +290,7 @@ class _Emitter:
             inline = b.or_(small, b.icmp_signed("==", total, ir.Constant(I64, 1)))
             if self.pool is None:
                 self.check(inline, "inline")
-        table_type = ir.ArrayType(I64, 2 * len(self.abi) + 1)
+        table_type = ir.ArrayType(I64, 2 * len(self.abi) + 2)
         table = b.alloca(table_type)
         for index, start, end in spans:
             for offset, value in ((2 * index, start), (2 * index + 1, end)):
@@ -298,6 +298,8 @@ class _Emitter:
                 b.store(value, slot)
         last = b.gep(table, [ir.Constant(I32, 0), ir.Constant(I32, 2 * len(self.abi))])
         b.store(ir.Constant(I64, self.threshold), last)
+        record = b.gep(table, [ir.Constant(I32, 0), ir.Constant(I32, 2 * len(self.abi) + 1)])
+        b.store(ir.Constant(I64, 0), record)
         failures = b.inttoptr(ir.Constant(I64, self.failures_address), PTR)
         before = b.load(failures, typ=I32)
         values = [runtime[i] for i in range(len(self.abi))]
@@ -316,16 +318,16 @@ class _Emitter:
             self.run_pooled(disjoint, values, table, total, grid32)
             b.branch(after)
             b.position_at_end(after)
-        errors = ir.Constant(I32, 0)
-        for address in self.errors_addresses:
-            recorded = b.load(b.inttoptr(ir.Constant(I64, address), PTR), typ=I32)
-            errors = b.or_(errors, recorded)
-        after = b.load(failures, typ=I32)
-        clean = b.and_(
-            b.icmp_unsigned("==", errors, ir.Constant(I32, 0)), b.icmp_unsigned("==", before, after)
+        inside = b.icmp_unsigned("==", b.load(record, typ=I64), ir.Constant(I64, 0))
+        asserted = b.icmp_unsigned("!=", before, b.load(failures, typ=I32))
+        ok, outside, checked, failed = (
+            self.function.append_basic_block(n) for n in ("ok", "outside", "checked", "failed")
         )
-        ok, failed = (self.function.append_basic_block(n) for n in ("ok", "failed"))
-        b.cbranch(clean, ok, failed)
+        b.cbranch(inside, checked, outside)
+        b.position_at_end(outside)
+        self.give(OUT_OF_BOUNDS)
+        b.position_at_end(checked)
+        b.cbranch(asserted, failed, ok)
         b.position_at_end(ok)
         self.give(_DONE)
         b.position_at_end(failed)
@@ -575,7 +577,6 @@ def build(
     args: Sequence[Arg],
     abi: Sequence[ir.Type],
     launchers: dict[bool, int],
-    errors_addresses: Sequence[int],
     failures_address: int,
     threshold: int,
     inline_always: bool = False,
@@ -583,8 +584,8 @@ def build(
 ) -> Stub:
     """Compile the stub of one kernel variant: `args` describe the positional arguments,
     `abi` the launcher's own parameters, `launchers` the address of each compiled variant
-    (True: the one for arrays that do not overlap), `errors_addresses` their out-of-bounds
-    records (uint32), `failures_address` the count of failed assertions (int32)."""
+    (True: the one for arrays that do not overlap), `failures_address` the count of failed
+    assertions (int32)."""
     import llvmlite.binding as llvm
 
     from blkc.runtime.jit import compile_ir
@@ -592,7 +593,7 @@ def build(
     with _lock:
         names = {noalias: f"blkc_launcher_{next(_serial)}" for noalias in launchers}
         emitter = _Emitter(
-            args, abi, names, errors_addresses, failures_address, threshold, inline_always, pool
+            args, abi, names, failures_address, threshold, inline_always, pool
         )
         text = emitter.emit()
         for noalias, symbol in names.items():

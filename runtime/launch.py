@@ -290,17 +290,34 @@ def array_span(array: numpy.ndarray) -> tuple[int, int]:
 def array_bounds(plan: Sequence[Slot], spans: Sequence[tuple[int, int]]) -> ctypes.c_void_p:
     """The first and end byte of each pointer argument's array (`spans`, in the order of
     the pointer parameters, whose `slots` are `plan`), as the kernel reads them: int64
-    pairs indexed by parameter position, then `stream_threshold()`. The arrays are kept
-    alive by the caller."""
-    entries = [0] * (2 * len(plan) + 1)
+    pairs indexed by parameter position, then `stream_threshold()`, then the launch's
+    out-of-bounds record (0; the kernel sets it to 1 when it skipped an access outside the
+    arrays: `accessed_outside`). The arrays are kept alive by the caller."""
+    entries = [0] * (2 * len(plan) + 2)
     pointers = iter(spans)
     for index, slot in enumerate(plan):
         if slot.pointer:
             entries[2 * index], entries[2 * index + 1] = next(pointers)
-    entries[-1] = stream_threshold()
+    entries[-2] = stream_threshold()
     table = numpy.array(entries, numpy.int64)
     _keep_alive.table = table
     return ctypes.c_void_p(table.ctypes.data)
+
+
+def accessed_outside() -> bool:
+    """Whether the calling thread's last launch (through `array_bounds`' table) skipped an
+    access outside its arrays."""
+    return bool(_keep_alive.table[-1])
+
+
+def out_of_bounds(name: str, accesses: Sequence[str]) -> IndexError:
+    """The error of a launch of kernel `name` that skipped an access outside its arrays,
+    naming the source locations of the accesses it checks."""
+    where = accesses[0] if len(accesses) == 1 else "one of " + ", ".join(accesses)
+    return IndexError(
+        f"kernel '{name}' accessed memory outside the arrays it was given, at {where} "
+        "(the access was skipped; check the offsets and the mask)"
+    )
 
 
 _keep_alive = threading.local()

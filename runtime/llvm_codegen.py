@@ -55,9 +55,6 @@ class KernelSignature:
     launcher: str
     params: list[Attribute]
     """The blk types of the kernel's arguments, in order."""
-    errors: str
-    """The global i32 the kernel sets to 1 when one of its memory accesses fell outside
-    every array it was given (the access is skipped)."""
     accesses: list[str]
     """The source location of each checked memory access, in order."""
     interruptible: bool = False
@@ -192,12 +189,10 @@ class CpuKernelEmitter(FunctionEmitter):
         self.table = bounds
         self.threshold_slot = 2 * len(params)
         self._wanted: ir.Value | None = None
-        self.errors = ir.GlobalVariable(self.module, I32, name=f"{name}__errors")
-        self.errors.initializer = ir.Constant(I32, 0)
         self.emit_program()
         launcher = self._emit_launcher(name, kernel, abi)
         return KernelSignature(
-            name, launcher, params, self.errors.name, self.accesses, self.interruptible
+            name, launcher, params, self.accesses, self.interruptible
         )
 
     def handler(self, op: Operation) -> Handler | None:
@@ -324,14 +319,17 @@ class CpuKernelEmitter(FunctionEmitter):
         return total
 
     def before_return(self) -> None:
-        """Record whether an access went out of bounds, for the launcher."""
+        """Record in the launch's bounds table (its last entry, `launch.ERRORS_SLOT`)
+        whether an access went out of bounds: each launch reads its own record, however
+        many threads launch the kernel at once."""
         b = self.builder
         fn = b.function
         record = fn.append_basic_block("errors.record")
         done = fn.append_basic_block("errors.done")
         b.cbranch(self.bad, record, done)
         b.position_at_end(record)
-        b.store(ir.Constant(I32, 1), self.errors)
+        slot = b.gep(self.table, [ir.Constant(I64, self.threshold_slot + 1)], source_etype=I64)
+        b.atomic_rmw("or", slot, ir.Constant(I64, 1), "monotonic")
         b.branch(done)
         b.position_at_end(done)
 

@@ -125,22 +125,9 @@ class _Binary:
 
     compiled: CompiledModule
     launcher: Callable[..., None]
-    errors: ctypes.c_uint32
-    """The kernel's out-of-bounds record (see `KernelSignature.errors`)."""
     packed: int = 0
     """The address of the launcher reading its arguments from 8-byte slots (`<launcher>_args`,
     for `runtime.native_pool`)."""
-
-    def check_accesses(self, name: str, accesses: Sequence[str]) -> None:
-        """Raise IndexError when the last launch touched memory outside its arrays."""
-        if not self.errors.value:
-            return
-        self.errors.value = 0
-        where = accesses[0] if len(accesses) == 1 else "one of " + ", ".join(accesses)
-        raise IndexError(
-            f"kernel '{name}' accessed memory outside the arrays it was given, at {where} "
-            "(the access was skipped; check the offsets and the mask)"
-        )
 
 
 @dataclass
@@ -152,8 +139,6 @@ class CpuProgram:
     abi: list[str]
     """The parameter types the launcher takes (signless, as the code generator saw them),
     as IR text."""
-    errors: str
-    """The symbol of the kernel's out-of-bounds record."""
     accesses: list[str]
     """The source location of each memory access the kernel checks."""
     llvm_variants: dict[bool, str]
@@ -193,12 +178,11 @@ class CpuProgram:
             if self.cache_key and compiled.object_code:
                 cache.store_binary(self.cache_key, variant, compiled.llvm_ir, compiled.object_code)
         prototype = ctypes.CFUNCTYPE(None, *launch.launcher_ctypes(self.abi))
-        errors = ctypes.c_uint32.from_address(compiled.engine.get_global_value_address(self.errors))
         # Failed assertions are recorded per launching thread (`launch._failures`): kernels
         # that assert stay off the native pool, whose workers have no launch.
         asserts = "blkc_assert_fail" in compiled.llvm_ir
         packed = 0 if asserts else compiled.address(f"{self.launcher}_args")
-        return _Binary(compiled, prototype(compiled.address(self.launcher)), errors, packed)
+        return _Binary(compiled, prototype(compiled.address(self.launcher)), packed)
 
 
 class CpuBackend(Backend):
@@ -232,7 +216,6 @@ class CpuBackend(Backend):
         program = CpuProgram(
             signature.launcher,
             [str(t) for t in signature.params],
-            signature.errors,
             signature.accesses,
             {noalias: emitted.llvm_ir for noalias, emitted in variants.items()},
             options.opt,
@@ -270,7 +253,8 @@ class CpuBackend(Backend):
             work_bytes=sum(end - start for start, end in converted.spans),
             packed=binary.packed,
         )
-        binary.check_accesses(kernel.name, program.accesses)
+        if launch.accessed_outside():
+            raise launch.out_of_bounds(kernel.name, program.accesses)
 
     def prepare(self, kernel: Kernel) -> None:
         kernel.program.binary(True)
@@ -286,7 +270,6 @@ class CpuBackend(Backend):
         return {
             "launcher": program.launcher,
             "abi": [str(t) for t in program.abi],
-            "errors": program.errors,
             "accesses": program.accesses,
             "llvm": {"noalias": program.llvm_variants[True], "alias": program.llvm_variants[False]},
             "interruptible": program.interruptible,
@@ -298,7 +281,6 @@ class CpuBackend(Backend):
         return CpuProgram(
             meta["launcher"],
             [str(t) for t in meta["abi"]],
-            meta["errors"],
             list(meta["accesses"]),
             {True: meta["llvm"]["noalias"], False: meta["llvm"]["alias"]},
             options.opt,

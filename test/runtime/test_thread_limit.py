@@ -64,6 +64,43 @@ def test_each_launch_raises_its_own_failed_assertions(size: int, block: int) -> 
     assert outcomes == {i: [bool(i % 2)] * 20 for i in range(4)}
 
 
+@blkc.jit
+def gather(x_ptr, index_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    index = tl.load(index_ptr + offsets, mask=mask, other=0)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + index, mask=mask), mask=mask)
+
+
+@pytest.mark.parametrize(("size", "block"), [(256, 256), (1 << 16, 4096)], ids=["inline", "pool"])
+def test_each_launch_raises_its_own_out_of_bounds_access(size: int, block: int) -> None:
+    """Threads launch the same kernel at once, half of them with an index outside the
+    array: every such launch raises IndexError, and no other does (the record of skipped
+    accesses was one per kernel, shared by every launch)."""
+    x = numpy.arange(size, dtype=numpy.float32)
+    good = numpy.arange(size, dtype=numpy.int32)
+    bad = good.copy()
+    bad[size // 2] = size + 5
+    outcomes: dict[int, list[bool]] = {}
+
+    def work(index: int) -> None:
+        out = numpy.zeros_like(x)
+        raised = []
+        for _ in range(20):
+            try:
+                gather[(blkc.cdiv(size, block),)](
+                    x, bad if index % 2 else good, out, size, BLOCK=block
+                )
+                raised.append(False)
+            except IndexError as err:
+                assert "outside the arrays" in str(err)
+                raised.append(True)
+        outcomes[index] = raised
+
+    _in_threads(4, work)
+    assert outcomes == {i: [bool(i % 2)] * 20 for i in range(4)}
+
+
 @pytest.fixture
 def no_limit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.delenv("BLKC_NUM_THREADS", raising=False)
@@ -101,9 +138,7 @@ def test_set_num_threads_caps_launches_and_none_resets_it(no_limit: None) -> Non
     assert blkc.get_num_threads() == 4
 
 
-def test_blkc_num_threads_sets_the_default(
-    no_limit: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_blkc_num_threads_sets_the_default(no_limit: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BLKC_NUM_THREADS", "2")
     assert blkc.get_num_threads() == 2
     blkc.set_num_threads(3)  # the Python setting wins
@@ -116,7 +151,9 @@ def test_a_bad_blkc_num_threads_is_named(
 ) -> None:
     monkeypatch.setenv("BLKC_NUM_THREADS", setting)
     x = numpy.zeros(8, numpy.int32)
-    with pytest.raises(ValueError, match=f"BLKC_NUM_THREADS must be a positive integer, got '{setting}'"):  # noqa: E501
+    with pytest.raises(
+        ValueError, match=f"BLKC_NUM_THREADS must be a positive integer, got '{setting}'"
+    ):  # noqa: E501
         checked[(1,)](x, 8, BLOCK=8)
 
 
