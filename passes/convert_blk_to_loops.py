@@ -105,6 +105,13 @@ _SPARE_REGISTERS = 2
 """Vector registers a `dot` tile leaves beside its accumulators and its row of B: the
 broadcast element of A, and one for the register allocator's own use."""
 
+_TILE_ELEMENTS = 128
+"""The most accumulators a `dot` tile holds, in elements. The tile is scalars carried by
+the K loop, which LLVM's SLP vectorizer packs into vectors: its time grows steeply with
+their number (a 6 x 64 float32 tile took 1.5-2 s to compile, 4 x 32 0.5 s), while 8
+vector accumulators already cover the FMA latency of the cores measured (4 x 32 and
+6 x 64 ran at the same speed with AVX-512)."""
+
 
 def dot_register_tile(m: int, n: int, lanes: int, registers: int) -> tuple[int, int]:
     """The register tile (rows, cols) of an m x n `dot` result on a target with `registers`
@@ -113,16 +120,19 @@ def dot_register_tile(m: int, n: int, lanes: int, registers: int) -> tuple[int, 
     Each step of the K loop loads `cols / lanes` vectors of B, broadcasts `rows` elements
     of A and issues `rows * cols / lanes` vector FMAs into accumulators that stay in
     registers: the tile takes as many rows as the registers hold beside the vectors of B
-    (`_SPARE_REGISTERS` left over), and, among widths of 1 to 4 vectors that divide `n`,
-    the one that issues the most FMAs per load over the whole result (the last rows, `m`
-    modulo `rows`, form a shorter tile). AVX2 (16 registers of 8 float32) gets 6 x 16,
-    AVX-512 (32 of 16) 6 x 64, where the result's shape allows."""
+    (`_SPARE_REGISTERS` left over), at most `_TILE_ELEMENTS` accumulators, and, among
+    widths of 1 to 4 vectors that divide `n`, the one that issues the most FMAs per load
+    over the whole result (the narrower on a tie; the last rows, `m` modulo `rows`, form a
+    shorter tile). AVX2 (16 registers of 8 float32) gets 6 x 16, AVX-512 (32 of 16) 4 x 32,
+    where the result's shape allows."""
     best: tuple[float, int, int] | None = None
-    for vectors in (4, 3, 2, 1):
+    for vectors in (1, 2, 3, 4):
         cols = vectors * lanes
         if n % cols:
             continue
-        rows = min(m, (registers - _SPARE_REGISTERS - vectors) // vectors)
+        rows = min(
+            m, (registers - _SPARE_REGISTERS - vectors) // vectors, _TILE_ELEMENTS // cols
+        )
         if rows < 1:
             continue
         tail = m % rows
@@ -135,7 +145,7 @@ def dot_register_tile(m: int, n: int, lanes: int, registers: int) -> tuple[int, 
     # Narrower than a vector (or not a multiple of one): the widest power of two dividing n,
     # one (partial) vector per row.
     cols = next(c for c in (16, 8, 4, 2, 1) if c <= lanes and n % c == 0)
-    return min(m, registers - _SPARE_REGISTERS - 1), cols
+    return max(1, min(m, registers - _SPARE_REGISTERS - 1, _TILE_ELEMENTS // cols)), cols
 
 
 class LoopLowering(BlockLowering):

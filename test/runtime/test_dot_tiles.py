@@ -23,10 +23,12 @@ from blkc.runtime import cpu_target
     ("m", "n", "lanes", "registers", "tile"),
     [
         (64, 64, 8, 16, (6, 16)),  # AVX2: 12 accumulators, 2 vectors of B, 2 spare
-        (64, 128, 16, 32, (6, 64)),  # AVX-512: 24 accumulators, 4 vectors of B
-        (32, 32, 16, 32, (14, 32)),  # too narrow for 4 vectors: more rows instead
+        (64, 128, 16, 32, (4, 32)),  # AVX-512: 8 accumulators (at most 128 elements)
+        (32, 32, 16, 32, (4, 32)),
+        (64, 48, 16, 32, (2, 48)),  # 3 vectors where 2 and 4 do not divide
         (64, 64, 4, 16, (6, 8)),  # SSE
         (16, 8, 16, 32, (16, 8)),  # narrower than a vector
+        (64, 64, 8, 32, (4, 32)),  # many registers, at most 128 accumulators
         (2, 64, 8, 16, (2, 32)),  # few rows: wider, as the registers allow
     ],
 )
@@ -45,6 +47,7 @@ def test_every_tile_fits_its_registers(lanes: int, registers: int) -> None:
             vectors = math.ceil(cols / lanes)
             assert 1 <= rows <= m and n % cols == 0
             assert rows * vectors + vectors + 2 <= registers, (m, n, rows, cols)
+            assert rows * cols <= 128 or rows == 1
 
 
 def test_the_pass_refuses_registers_it_cannot_use() -> None:
