@@ -88,7 +88,7 @@ def launch(kernel: blkc.JITFunction, target: str, grid: tuple, *args: Any, **met
 # -- every generator, bit for bit ------------------------------------------------------------
 
 
-@blkc.jit
+@blkc.jit(do_not_specialize=["seed", "base", "n"])  # one compile per seed width, not per value
 def every_generator(out_ptr, seed, base, n, OFFSET: tl.constexpr, BLOCK: tl.constexpr):
     """Eight words per offset: randint4x's four, randint, rand, randn and randn4x's last
     (the floats' bits)."""
