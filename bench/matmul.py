@@ -335,6 +335,7 @@ def plot(rows: list[Row], peak: float, path: Path) -> bool:
             )
     axis.axhline(peak / 1e9, color="gray", linestyle=":", label="float32 FMA peak")
     axis.set_xscale("log", base=2)
+    axis.set_ylim(bottom=0)
     axis.set_xlabel("matrix size (n x n x n)")
     axis.set_ylabel("GFLOP/s")
     axis.set_title(f"tl.dot matmul on {cpu_model()}")
