@@ -28,13 +28,16 @@ gx, gy, gz)`, whose arguments are 8-byte slots (`pack_arguments`); a launch stub
 them itself (`fast_launch.Pooled`), with the GIL released while the job runs. Kernels that
 assert stay off the pool: a failed assertion is recorded for the thread that launched
 (`launch._failures`), which a worker does not know. Linux on x86-64 and AArch64 only (the
-futex system call); elsewhere launches keep Python's pool. The workers stop at exit.
+futex system call); elsewhere launches keep Python's pool. The workers stop at exit. In a
+process forked from one with a pool, launches run on the calling thread alone (the
+workers do not survive a fork).
 """
 
 from __future__ import annotations
 
 import atexit
 import ctypes
+import os
 import platform
 import struct
 import sys
@@ -259,6 +262,14 @@ def _module_ir(machine: str) -> str:
     atomic_store(b, b.add(atomic_load(b, gen), ir.Constant(i32, 1)), gen)
     futex(b, gen, _FUTEX_WAKE_PRIVATE, ir.Constant(i32, 2**31 - 1))
     b.ret_void()
+
+    # blkc_pool_after_fork(): a forked child has none of the workers; a job that another
+    # thread was running when the process forked never ends there: forget it.
+    fork_fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), name="blkc_pool_after_fork")
+    b = ir.IRBuilder(fork_fn.append_basic_block("entry"))
+    for word in (busy, waiters, active, sleepers, seats):
+        atomic_store(b, ir.Constant(i32, 0), word)
+    b.ret_void()
     return str(module)
 
 
@@ -279,6 +290,7 @@ class _Pool:
         )(self.module.address("blkc_pool_run"))  # fmt: skip
         self._worker = ctypes.CFUNCTYPE(None)(self.module.address("blkc_pool_worker"))
         self.stop = ctypes.CFUNCTYPE(None)(self.module.address("blkc_pool_stop"))
+        self._forget = ctypes.CFUNCTYPE(None)(self.module.address("blkc_pool_after_fork"))
         self.workers = workers
         self.threads = [
             threading.Thread(target=self._serve, name=f"blkc-native-{i}", daemon=True)
@@ -297,9 +309,26 @@ class _Pool:
     def _serve(self) -> None:
         self._worker()
 
+    def after_fork(self) -> None:
+        """In a forked child: no worker survived the fork, so launches run on the calling
+        thread alone (correct, on one core), and no job is in flight."""
+        self._forget()
+        self.threads = []
+
 
 _pools: dict[int, _Pool] = {}
 _pools_lock = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _pools_lock
+    _pools_lock = threading.Lock()  # another thread may have held it at the fork
+    for found in _pools.values():
+        found.after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def pool(workers: int) -> _Pool:

@@ -150,3 +150,25 @@ def test_threads_launching_large_grids_at_once_get_their_own_results() -> None:
     for thread in threads:
         thread.join()
     assert not errors, errors[0]
+
+
+def _launch_in_child(queue: object) -> None:
+    x = numpy.arange(256 * 1000, dtype=numpy.float32).reshape(256, 1000)
+    y = numpy.zeros_like(x)
+    scale_rows[(256,)](x, y, 1000, 2.0, CHECK=False, BLOCK=1024)
+    queue.put(bool((y == 2 * x).all()))  # type: ignore[attr-defined]
+
+
+def test_a_forked_child_launches_large_grids() -> None:
+    import multiprocessing
+
+    x = numpy.ones((256, 1000), numpy.float32)
+    for _ in range(3):  # the pool and a stub exist before the fork
+        scale_rows[(256,)](x, numpy.zeros_like(x), 1000, 2.0, CHECK=False, BLOCK=1024)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_launch_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    assert queue.get(timeout=5) is True
