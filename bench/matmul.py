@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import ctypes
 import math
-import platform
 import sys
 import time
 from collections.abc import Callable
@@ -116,16 +115,6 @@ def attention_forward(
 
 
 # -- the machine ----------------------------------------------------------------------
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def fma_peak_per_core() -> float:
@@ -290,7 +279,7 @@ def case_attention(
 def render(rows: list[Row], peak: float, threads: int) -> str:
     target = cpu_target.host()
     lines = [
-        f"CPU: {cpu_model()} ({target.describe()}), {threads} thread(s); "
+        f"CPU: {cpu_target.model_name()} ({target.describe()}), {threads} thread(s); "
         f"measured float32 FMA peak {peak / 1e9:.0f} GFLOP/s",
         "",
         "| case | shape | dtype | blkc ms | blkc GFLOP/s | % of peak | torch ms | torch GFLOP/s "
@@ -338,7 +327,7 @@ def plot(rows: list[Row], peak: float, path: Path) -> bool:
     axis.set_ylim(bottom=0)
     axis.set_xlabel("matrix size (n x n x n)")
     axis.set_ylabel("GFLOP/s")
-    axis.set_title(f"tl.dot matmul on {cpu_model()}")
+    axis.set_title(f"tl.dot matmul on {cpu_target.model_name()}")
     axis.legend(fontsize="small")
     figure.tight_layout()
     figure.savefig(path, dpi=100)

@@ -17,12 +17,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from blkc.runtime.cpu_target import model_name
 
 KERNELS = """
 import blkc
@@ -103,16 +104,6 @@ def run(script: str, env: dict[str, str]) -> dict[str, float]:
     return json.loads(result.stdout.splitlines()[-1])
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def measure(runs: int, bytecode_cache: bool) -> dict[str, list[float]]:
     """Each figure of every run (the first process of each kind, which compiles or writes
     bytecode, left out)."""
@@ -145,7 +136,7 @@ def main() -> None:
     figures = measure(args.runs, not args.no_bytecode_cache)
     median = {name: statistics.median(values) for name, values in figures.items()}
     bytecode = "without" if args.no_bytecode_cache else "with"
-    print(f"median of {args.runs} processes, {bytecode} cached bytecode; {cpu_name()}")
+    print(f"median of {args.runs} processes, {bytecode} cached bytecode; {model_name()}")
     rows = [
         ("import", "import blkc + blkc.language"),
         ("numpy", "  of which import numpy"),

@@ -7,13 +7,13 @@ the check compares with, and returns the rows; `print_rows` prints them as a tab
 from __future__ import annotations
 
 import os
-import platform
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import blkc.kernel
+from blkc.runtime.cpu_target import model_name
 
 
 @dataclass(frozen=True)
@@ -121,19 +121,8 @@ def machine() -> str:
         (name for flag, name in VECTOR_UNITS if features.get(flag, False)), "no AVX2 or AVX-512"
     )
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{_cpu_model()} ({llvm.get_host_cpu_name()}), {cores} cores, {widest}"
+    return f"{model_name()} ({llvm.get_host_cpu_name()}), {cores} cores, {widest}"
 
 
 VECTOR_UNITS = (("avx512f", "AVX-512"), ("avx2", "AVX2"), ("sve", "SVE"), ("neon", "NEON"))
 """LLVM's feature flag for each vector instruction set, widest first."""
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as cpuinfo:
-            for line in cpuinfo:
-                if line.startswith("model name"):
-                    return line.partition(":")[2].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()

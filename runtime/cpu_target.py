@@ -67,6 +67,21 @@ class CpuTarget:
         return f"{self.cpu}, {self.vector_registers} vector registers of {self.vector_bits} bits"
 
 
+def model_name() -> str:
+    """The CPU's name for people: Linux's `model name` (`AMD EPYC`, `Intel Xeon ...`),
+    else what the platform module knows."""
+    import platform
+
+    try:
+        with open("/proc/cpuinfo") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
 def _feature_map(features: str) -> dict[str, bool]:
     """`+a,-b,+c` as {a: True, b: False, c: True}; a later switch wins."""
     found: dict[str, bool] = {}
@@ -149,4 +164,4 @@ def _closed(features: str) -> str:
     return ",".join(f"{'+' if value else '-'}{name}" for name, value in on.items())
 
 
-__all__ = ["CpuTarget", "describe_features", "host", "parse_switches"]
+__all__ = ["CpuTarget", "describe_features", "host", "model_name", "parse_switches"]
