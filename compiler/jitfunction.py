@@ -710,10 +710,8 @@ class _FastEntry:
             inline_always=inline_always,
             pool=None if inline_always else _pooled(binaries, num_cpu_threads),
         )
-        entry = cls(kernel, stub, dict(kwargs), tuple(map(type, kwargs.values())),
-                    _environment(), fn._captures, plan)  # fmt: skip
-        entry.binaries = list(binaries.values())  # type: ignore[attr-defined]
-        return entry
+        return cls(kernel, stub, dict(kwargs), tuple(map(type, kwargs.values())),
+                   _environment(), fn._captures, plan)  # fmt: skip
 
     def raise_errors(self, outcome: object) -> None:
         """Raise what the stub's launch recorded (`outcome`, what the stub returned), as a

@@ -49,7 +49,7 @@ import llvmlite.ir as ir
 import numpy
 
 from blkc.runtime.jit import fill_string_table
-from blkc.runtime.launch import INLINE_BYTES
+from blkc.runtime.launch import CHUNKS_PER_WORKER, INLINE_BYTES
 
 fill_string_table()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -514,7 +514,7 @@ class _Emitter:
         for index, value in enumerate(values):  # 8-byte slots, as `_args` reads them
             slot = b.gep(argv, [ir.Constant(I32, 0), ir.Constant(I32, index)])
             b.store(_slot_bits(b, value), slot)
-        per_thread = b.mul(threads, ir.Constant(I64, pool.chunks_per_thread))
+        per_thread = b.mul(threads, ir.Constant(I64, CHUNKS_PER_WORKER))
         chunks = b.select(b.icmp_signed("<", total, per_thread), total, per_thread)
         seats = b.trunc(b.sub(threads, ir.Constant(I64, 1)), I32)
         run_type = ir.FunctionType(
@@ -570,7 +570,6 @@ class Pooled:
     run_address: int
     cap_address: int
     threads: int
-    chunks_per_thread: int = 4
 
 
 def build(

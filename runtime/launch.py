@@ -511,7 +511,7 @@ def _run_native(
         return False
     pool = native_pool.pool(cores() - 1)
     argv = native_pool.pack_arguments(values[:-1])  # type: ignore[arg-type]
-    chunks = min(total, workers * _CHUNKS_PER_WORKER)
+    chunks = min(total, workers * CHUNKS_PER_WORKER)
     pool.run(packed, ctypes.addressof(argv), values[-1], total, chunks, *grid, workers - 1)
     return True
 
@@ -523,7 +523,7 @@ INLINE_BYTES = 1 << 15
 vector add (192 KiB) took 3.5 us on two threads and 5.4 on one, a 64 x 512 softmax 14 us
 and 23 (with Python's pool, whose hand-offs cost 70-150 us, the bound was 256 KiB)."""
 
-_CHUNKS_PER_WORKER = 4
+CHUNKS_PER_WORKER = 4
 """Workers take chunks of consecutive programs from a shared counter until none is left: a
 core slowed by other work takes fewer chunks, where a static split waits for its share."""
 
@@ -569,7 +569,7 @@ def run_grid(
     elif packed and not interruptible and _run_native(packed, values, grid, total, workers):
         pass
     else:
-        chunks = min(total, workers * _CHUNKS_PER_WORKER)
+        chunks = min(total, workers * CHUNKS_PER_WORKER)
         bounds = [total * i // chunks for i in range(chunks + 1)]
         taken = itertools.count()  # next() on it is atomic under the GIL
 
