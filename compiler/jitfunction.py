@@ -725,12 +725,12 @@ class _FastEntry:
 
 def _pooled(binaries: dict[bool, Any], num_cpu_threads: int | None) -> Any:
     """How a launch stub runs large grids on the native pool (None where there is none)."""
-    from blkc.runtime import fast_launch, launch, native_pool
+    from blkc.runtime import fast_launch, launch
 
-    if not native_pool.available() or not all(b.packed for b in binaries.values()):
+    pool = launch.shared_pool()
+    if pool is None or not all(b.packed for b in binaries.values()):
         return None  # no pool here, or a kernel that asserts (see `_Binary.packed`)
     launch.sync_stub_threads()
-    pool = native_pool.pool(launch.cores() - 1)
     return fast_launch.Pooled(
         {noalias: b.packed for noalias, b in binaries.items()},
         pool.run_address,

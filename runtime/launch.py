@@ -499,6 +499,16 @@ def _permits(count: int) -> threading.BoundedSemaphore:
     return threading.BoundedSemaphore(count)
 
 
+def shared_pool() -> Any:
+    """The native pool launches share (`runtime.native_pool`: a worker per core beside the
+    launching thread), or None where the platform has none or the process one core."""
+    from blkc.runtime import native_pool
+
+    if not native_pool.available() or cores() < 2:
+        return None
+    return native_pool.pool(cores() - 1)
+
+
 def _run_native(
     packed: int, values: Sequence[object], grid: tuple[int, int, int], total: int, workers: int
 ) -> bool:
@@ -507,9 +517,9 @@ def _run_native(
     released); False where this platform has no native pool."""
     from blkc.runtime import native_pool
 
-    if not native_pool.available() or cores() < 2:
+    pool = shared_pool()
+    if pool is None:
         return False
-    pool = native_pool.pool(cores() - 1)
     argv = native_pool.pack_arguments(values[:-1])  # type: ignore[arg-type]
     chunks = min(total, workers * CHUNKS_PER_WORKER)
     pool.run(packed, ctypes.addressof(argv), values[-1], total, chunks, *grid, workers - 1)
