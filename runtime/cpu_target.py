@@ -46,10 +46,6 @@ class CpuTarget:
     vector_registers: int
     """How many of them the instruction set names."""
 
-    def has(self, feature: str) -> bool:
-        """Whether `feature` (LLVM's name: `avx2`, `avx512bf16`, `fma`) is on."""
-        return _feature_map(self.features).get(feature, False)
-
     @property
     def llvm_features(self) -> str:
         """`features` with the vector width preference LLVM should follow."""
@@ -147,7 +143,7 @@ _NEEDS = {
 
 def _closed(features: str) -> str:
     """`features` with every feature switched off whose prerequisite a switch turned off
-    (as LLVM does when it reads them), so that `has` and `describe_features` agree with
+    (as LLVM does when it reads them), so that `describe_features` agrees with
     the code LLVM makes."""
     on = _feature_map(features)
     changed = True
