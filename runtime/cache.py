@@ -2,9 +2,11 @@
 
 Entries live in a per-user directory (`$BLKC_CACHE_DIR`, else `$XDG_CACHE_HOME/blkc`, else
 `~/.cache/blkc`) created with mode 0700, one folder per key. A key hashes the kernel's
-IR, the compile options, the versions of blkc, xDSL and llvmlite, and the host CPU, so a
-changed tool or machine never reuses stale code. An entry holds a JSON description, the
-optimized LLVM IR of each variant and the object code MCJIT produced for it.
+IR, the compile options, the versions of blkc, xDSL and llvmlite, blkc's own sources and
+the host CPU, so a changed tool or machine never reuses stale code (the sources' hashes
+are kept in the root by each file's stat, so that a new process reads none that did not
+change). An entry holds a JSON description, the optimized LLVM IR of each variant and
+the object code MCJIT produced for it (the native pool's entry: its IR and object code).
 
 What the cache trusts: a file is read only if it starts with the SHA-256 of the rest (a
 truncated or altered file, from a full disk, a crash or a bad copy, is rebuilt with one
@@ -19,17 +21,23 @@ the cache off; `blkc --cache-info` and `blkc --clear-cache` show and empty it.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import importlib.util
 import json
 import os
+import re
 import shutil
 import stat
+import sys
 import tempfile
+import time
 import warnings
 from functools import cache
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any
+
+# Versions are read without `importlib.metadata`, whose import (with the email package)
+# cost a warm start's first launch about 15 ms.
 
 DEFAULT_SIZE = 1 << 30
 """The most bytes the cache keeps by default (`$BLKC_CACHE_SIZE` overrides)."""
@@ -90,27 +98,151 @@ def enabled() -> bool:
 @cache
 def _compiler_source() -> str:
     """A hash of blkc's own Python sources: a changed compiler never reuses old entries."""
-    digest = hashlib.sha256()
-    roots: set[Path] = set()
+    roots: set[str] = set()
     for name in ("blkc", "blkc.dialects", "blkc.passes", "blkc.runtime"):
         spec = importlib.util.find_spec(name)
         assert spec is not None and spec.submodule_search_locations is not None, name
-        roots.update(Path(p) for p in spec.submodule_search_locations)
-    for root in sorted(roots):
-        for path in sorted(root.rglob("*.py")):
-            digest.update(path.read_bytes())
+        roots.update(spec.submodule_search_locations)
+    root = directory() if enabled() else None
+    return sources_digest(sorted(roots), root)
+
+
+SETTLED_NS = 2 * 10**9
+"""How long ago a file must have last changed for its hash to be kept by its stat: a file
+changed again within the file system's timestamp granularity keeps its times."""
+
+
+def sources_digest(roots: list[str], cache_root: Path | None) -> str:
+    """A hash of the contents of the Python files under `roots`. With a `cache_root`,
+    each file's hash is kept there by its stat (device, inode, size, modification and
+    change times: an edit, even one that restores the modification time, changes the
+    change time), for files that last changed `SETTLED_NS` ago or more, so that a warm
+    start reads no unchanged source."""
+    named = hashlib.sha256("\0".join(roots).encode()).hexdigest()[:16]
+    manifest = None if cache_root is None else cache_root / f"sources-{named}.json"
+    known = _load_json(manifest) if manifest is not None else None
+    known = known if isinstance(known, dict) else {}
+    settled = time.time_ns() - SETTLED_NS
+    kept: dict[str, list[object]] = {}
+    digest = hashlib.sha256()
+    for path in _python_files(roots):
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            continue  # removed since it was listed
+        signature = [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+        entry = known.get(path)
+        if isinstance(entry, list) and len(entry) == 2 and entry[0] == signature:
+            hashed = entry[1]
+        else:
+            hashed = _file_hash(path)
+        if max(info.st_mtime_ns, info.st_ctime_ns) < settled:
+            kept[path] = [signature, hashed]
+        digest.update(hashed.encode())
+    if manifest is not None and kept != known:
+        _write(manifest, json.dumps(kept).encode())
     return digest.hexdigest()
+
+
+def _file_hash(path: str) -> str:
+    with open(path, "rb") as stream:
+        return hashlib.sha256(stream.read()).hexdigest()
+
+
+def _python_files(roots: list[str]) -> list[str]:
+    """The `.py` files under `roots`, in a stable order."""
+    found = []
+    for root in roots:
+        for folder, _, names in os.walk(root):
+            found.extend(os.path.join(folder, n) for n in names if n.endswith(".py"))
+    return sorted(found)
+
+
+def _load_json(path: Path) -> object:
+    """The JSON a trusted cache file holds, or None."""
+    data = _read(path)
+    try:
+        return None if data is None else json.loads(data)
+    except ValueError:
+        return None
+
+
+def _normalized(name: str) -> str:
+    """A distribution's name as `importlib.metadata` compares it (PEP 503, with
+    underscores)."""
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _version_header(folder: str) -> str | None:
+    """The Version header of the metadata in `folder` (a `.dist-info` or `.egg-info`), if
+    it has a metadata file with one."""
+    for name in ("METADATA", "PKG-INFO"):
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as stream:
+                for line in stream:
+                    if not line.strip():
+                        return None  # the headers end at the first empty line
+                    label, colon, value = line.partition(":")
+                    if colon and label.lower() == "version":
+                        return value.strip()
+            return None
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError):
+            return None
+    return None
+
+
+def _found_versions(distributions: tuple[str, ...]) -> dict[str, str]:
+    """The versions of `distributions` where `importlib.metadata` finds them (the first
+    `.dist-info` or `.egg-info` folder of each name along `sys.path`, in each entry's
+    listing order), read without it; those it would look for elsewhere (other finders of
+    distributions, zip files, eggs) or that have no Version header are left out."""
+    finders = [f for f in sys.meta_path if hasattr(f, "find_distributions")]
+    if finders != [importlib.machinery.PathFinder]:
+        return {}
+    wanted = {_normalized(name): name for name in distributions}
+    found = {}
+    for entry in sys.path:
+        try:
+            children = [] if not wanted else os.listdir(entry or ".")
+        except (FileNotFoundError, PermissionError):
+            continue  # importlib.metadata finds nothing there either
+        except OSError:
+            break  # a zip file
+        if entry.lower().endswith(".egg"):
+            break
+        for child in children:
+            stem, dot, suffix = child.lower().rpartition(".")
+            if dot and suffix in ("dist-info", "egg-info"):
+                name = wanted.pop(_normalized(stem.partition("-")[0]), None)
+                version = None if name is None else _version_header(os.path.join(entry, child))
+                if version is not None:
+                    found[name] = version
+    return found
+
+
+def versions(*distributions: str) -> list[str]:
+    """`importlib.metadata.version` of each distribution, read without importing
+    `importlib.metadata` where it is an ordinary folder along `sys.path`."""
+    found = _found_versions(distributions)
+    if len(found) < len(distributions):
+        from importlib.metadata import version
+
+        return [found.get(name) or version(name) for name in distributions]
+    return [found[name] for name in distributions]
 
 
 @cache
 def _environment() -> str:
     from blkc.runtime.cpu_target import host
 
+    blkc, xdsl, llvmlite = versions("blkc", "xdsl", "llvmlite")
     parts = [
-        version("blkc"),
+        blkc,
         _compiler_source(),
-        version("xdsl"),
-        version("llvmlite"),
+        xdsl,
+        llvmlite,
         host().cpu,
         host().llvm_features,  # BLKC_CPU_FEATURES included
     ]
@@ -156,11 +288,8 @@ def _read(path: Path) -> bytes | None:
 
 def load_meta(entry_key: str) -> dict[str, Any] | None:
     folder = _entry(entry_key)
-    data = None if folder is None else _read(folder / "kernel.json")
-    try:
-        return None if data is None else json.loads(data)
-    except ValueError:
-        return None
+    meta = None if folder is None else _load_json(folder / "kernel.json")
+    return meta if isinstance(meta, dict) else None
 
 
 def store_meta(entry_key: str, meta: dict[str, Any]) -> None:
@@ -263,8 +392,12 @@ def info() -> str:
 
 
 def clear() -> int:
-    """Remove every entry; return how many there were."""
-    found = entries(_configured_root())
+    """Remove every entry, and the hashes of sources (`sources_digest`); return how many
+    entries there were."""
+    root = _configured_root()
+    found = entries(root)
     for _, _, folder in found:
         shutil.rmtree(folder, ignore_errors=True)
+    for manifest in root.glob("sources-*.json"):
+        manifest.unlink(missing_ok=True)
     return len(found)
