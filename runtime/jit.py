@@ -8,8 +8,6 @@ a missing one, and calling it would crash the process.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import re
 import threading
 from dataclasses import dataclass
@@ -186,16 +184,58 @@ def compile_ir(
         return CompiledModule(engine, optimized_ir, produced[0] if produced else object_code)
 
 
+_DECLARED = re.compile(r'[^@\n]*@("[^"\n]+"|[-\w$.]+)\(')
+"""The name of the function a `declare` line of LLVM IR declares (after ``declare``)."""
+
+
+def load_object(llvm_ir: str, object_code: bytes) -> CompiledModule:
+    """Load the object code `compile_ir` made for `llvm_ir` (its optimized IR, compiled on
+    this machine: the disk cache's key holds the host CPU) without parsing or optimizing
+    the IR: no LLVM pass, no code generation.
+
+    The functions the IR declares must exist in this process first (MCJIT would not
+    report a missing one), as `compile_ir` checks; else UnresolvedSymbolError."""
+    declared = (_DECLARED.match(line) for line in llvm_ir.split("\ndeclare ")[1:])
+    missing = [
+        name
+        for name in (m.group(1).strip('"') for m in declared if m)
+        if not name.startswith("llvm.") and not llvm.address_of_symbol(name)
+    ]
+    if missing:
+        raise UnresolvedSymbolError(
+            "cached code calls functions this process does not have: " + ", ".join(missing)
+        )
+    initialize()
+    # The engine needs a module: an empty one, in a context of its own (the global one
+    # belongs to `compile_ir`, under its lock). The object brings the code.
+    module = llvm.parse_assembly("", llvm.create_context())
+    module.triple = host_triple()
+    machine = llvm.Target.from_triple(module.triple).create_target_machine(codemodel="jitdefault")
+    engine = llvm.create_mcjit_compiler(module, machine)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    engine.finalize_object()
+    return CompiledModule(engine, llvm_ir, object_code)
+
+
 @cache
 def load_libm() -> None:
     """Make the C math library's symbols visible to generated code. LLVM searches only
     the libraries loaded through it (a `ctypes.CDLL(..., RTLD_GLOBAL)` is not enough:
-    `erff` stayed unresolved)."""
-    for name in (ctypes.util.find_library("m"), "libm.so.6", "libm.so"):
-        if name is None:
-            continue
-        try:
-            llvm.load_library_permanently(name)
+    `erff` stayed unresolved). The usual names come first: `ctypes.util.find_library`
+    imports subprocess and runs ldconfig (about 10 ms of a warm start's first launch)."""
+    for name in ("libm.so.6", "libm.so"):
+        if _load_library(name):
             return
-        except RuntimeError:
-            continue
+    import ctypes.util
+
+    found = ctypes.util.find_library("m")
+    if found is not None:
+        _load_library(found)
+
+
+def _load_library(name: str) -> bool:
+    try:
+        llvm.load_library_permanently(name)
+    except RuntimeError:
+        return False
+    return True

@@ -9,8 +9,9 @@ launch that follows within that time starts at once), then sleeps on a futex. A 
 calls `blkc_pool_run` (through ctypes, so the GIL is released too), which publishes the
 job, wakes sleeping workers, takes chunks itself and waits for the workers that joined.
 
-The module is LLVM IR built here and JIT-compiled once (`_module_ir`). The protocol, all
-through seq_cst atomics:
+The module is LLVM IR built here and JIT-compiled once (`_module_ir`), its object code kept
+in the disk cache beside the kernels' (`compiled_module`). The protocol, all through
+seq_cst atomics:
 
 - `ticket` holds the job's generation (high 32 bits) and the next chunk (low 32 bits); a
   thread takes chunk i by a compare-exchange from (g, i) to (g, i + 1), after reading the
@@ -43,6 +44,10 @@ import struct
 import sys
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from blkc.runtime.jit import CompiledModule
 
 _SPIN = 2000
 """Pause instructions a worker spins for before it sleeps (a few tens of microseconds)."""
@@ -273,16 +278,37 @@ def _module_ir(machine: str) -> str:
     return str(module)
 
 
+_OPT = 2
+"""The LLVM optimization level the pool's module is compiled at."""
+
+
+def compiled_module(machine: str) -> CompiledModule:
+    """The pool's module, JIT-compiled for `machine`: its object code from the disk cache
+    where a process stored it (keyed as kernels are, so a changed blkc, llvmlite or host
+    CPU compiles it again), else compiled (about 30 ms) and stored."""
+    from blkc.runtime import cache
+    from blkc.runtime.jit import compile_ir, load_object
+
+    key = cache.key("native-pool", machine, _OPT)
+    found = cache.load_binary(key, "pool")
+    if found is not None:
+        return load_object(*found)
+    compiled = compile_ir(_module_ir(machine), _OPT)
+    if compiled.object_code is not None:
+        cache.store_binary(key, "pool", compiled.llvm_ir, compiled.object_code)
+    return compiled
+
+
 class _Pool:
     def __init__(self, workers: int):
         import llvmlite.binding as llvm
 
-        from blkc.runtime.jit import compile_ir, initialize
+        from blkc.runtime.jit import initialize
 
         initialize()
         libc = ctypes.CDLL(None)
         llvm.add_symbol("syscall", ctypes.cast(libc.syscall, ctypes.c_void_p).value)
-        self.module = compile_ir(_module_ir(platform.machine()), 2)
+        self.module = compiled_module(platform.machine())
         self.run_address = self.module.address("blkc_pool_run")
         self.run = ctypes.CFUNCTYPE(
             None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64,

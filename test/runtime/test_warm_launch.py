@@ -20,6 +20,7 @@ import blkc.language as tl
 from blkc.backends import TargetOptions, cpu
 from blkc.backends.cpu import load_object
 from blkc.frontend.source import function_source, parse_function
+from blkc.runtime import launch, native_pool
 from blkc.runtime.jit import UnresolvedSymbolError
 
 KERNELS = """
@@ -51,12 +52,18 @@ llvm.parse_assembly = recording
 import numpy
 from warm_kernels import add
 
-x = numpy.arange(2000, dtype=numpy.float32)  # 24 KB in all: a launch on the calling thread
+n = int(sys.argv[1])
+x = numpy.arange(n, dtype=numpy.float32)
 out = numpy.zeros_like(x)
-add[(2,)](x, x + 1, out, 2000, BLOCK=1024)
+add[((n + 1023) // 1024,)](x, x + 1, out, n, BLOCK=1024)
 assert (out == 2 * x + 1).all()
 print(json.dumps({"modules": sorted(sys.modules), "parsed": parsed}))
 """
+
+SMALL = 2000
+"""Elements of a launch on the calling thread (24 KB in all)."""
+LARGE = 100_000
+"""Elements of a launch on the native pool, where the process has one (1.2 MB)."""
 
 NOT_NEEDED = (
     "xdsl",  # the IR, its parser and printer
@@ -70,14 +77,21 @@ NOT_NEEDED = (
     "blkc.runtime.fast_launch",  # launch stubs: built at a second launch
     "torch",  # NumPy arrays need no torch probe
     "concurrent.futures",  # the thread pool: a small launch runs on the calling thread
+    "importlib.metadata",  # the versions in the key are read from their metadata files
+    "email",  # (what importlib.metadata parses them with)
+    "ctypes.util",  # libm is found by its name (find_library runs ldconfig)
 )
 
 
-def _launch(folder: Path) -> dict[str, list]:
+def _launch(folder: Path, elements: int = SMALL) -> dict[str, list]:
     path = os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "BLKC_CACHE_DIR": str(folder / "cache"), "PYTHONPATH": path}
     result = subprocess.run(
-        [sys.executable, "-c", LAUNCH], capture_output=True, text=True, env=env, check=False
+        [sys.executable, "-c", LAUNCH, str(elements)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
@@ -95,6 +109,21 @@ def test_a_cache_hit_in_a_new_process_imports_parses_and_optimizes_nothing(tmp_p
     warm = _launch(tmp_path)
     assert _needless(warm["modules"]) == []
     assert warm["parsed"] == [0]  # the empty module the engine loads the object beside
+
+
+@pytest.mark.skipif(
+    not native_pool.available() or launch.cores() < 2, reason="needs the native pool"
+)
+def test_a_cache_hit_large_enough_for_the_pool_loads_the_pools_code_too(tmp_path: Path):
+    """The native pool's module is cached as kernels are: a warm process starting the
+    pool compiles nothing either."""
+    (tmp_path / "warm_kernels.py").write_text(KERNELS)
+    cold = _launch(tmp_path, LARGE)
+    assert max(cold["parsed"]) > 0  # the first process compiles
+    warm = _launch(tmp_path, LARGE)
+    assert "blkc.runtime.native_pool" in warm["modules"]
+    assert _needless(warm["modules"]) == []
+    assert warm["parsed"] == [0, 0]  # an empty module for each object file
 
 
 def test_loading_refuses_code_that_calls_a_function_this_process_lacks() -> None:
