@@ -1,9 +1,11 @@
 """What starting costs, each figure the median over fresh processes, against issue 12's
 targets: `import blkc` + `blkc.language`; the first launch of a vector add the disk cache
-holds (a warm start) and the second, which builds its launch stub; and cold compiles from
-source to a callable (`warmup`, native code included) of a vector add and a row softmax,
-with an empty disk cache, after a first kernel has compiled in that process (so the
-compiler's modules are imported: that first compile is shown too).
+holds (a warm start) and the second, which builds its launch stub; the first launch of one
+large enough for the native pool, which it starts (the pool's code from the disk cache
+too; the figure includes the add itself); and cold compiles from source to a callable
+(`warmup`, native code included) of a vector add and a row softmax, with an empty disk
+cache, after a first kernel has compiled in that process (so the compiler's modules are
+imported: that first compile is shown too).
 
     python bench/startup.py [--runs N] [--no-bytecode-cache]
 
@@ -61,18 +63,23 @@ numpy_done = time.perf_counter()
 import blkc, blkc.language
 imported = time.perf_counter()
 from startup_kernels import add
-x = numpy.ones(1000, numpy.float32)
+n = {elements}
+x = numpy.ones(n, numpy.float32)
 out = numpy.empty_like(x)
 before = time.perf_counter()
-add[(1,)](x, x, out, 1000, BLOCK=1024)
+add[(blkc.cdiv(n, 1024),)](x, x, out, n, BLOCK=1024)
 first = time.perf_counter()
-add[(1,)](x, x, out, 1000, BLOCK=1024)
+add[(blkc.cdiv(n, 1024),)](x, x, out, n, BLOCK=1024)
 second = time.perf_counter()
 assert (out == 2).all()
 ms = lambda a, b: (b - a) * 1e3
-print(json.dumps({"numpy": ms(start, numpy_done), "import": ms(start, imported),
-                  "first": ms(before, first), "second": ms(first, second)}))
+print(json.dumps({{"numpy": ms(start, numpy_done), "import": ms(start, imported),
+                  "first": ms(before, first), "second": ms(first, second)}}))
 """
+
+SMALL, LARGE = 1000, 1 << 20
+"""Elements of the warm starts' vector adds: one on the calling thread, one large enough
+for the native pool (12 MiB of arrays), which it starts."""
 
 COLD = """
 import json, time
@@ -116,7 +123,8 @@ def measure(runs: int, bytecode_cache: bool) -> dict[str, list[float]]:
             env.pop("PYTHONDONTWRITEBYTECODE", None)
             env["PYTHONPYCACHEPREFIX"] = str(Path(here, "bytecode"))
         for index in range(runs + 1):
-            warm = run(WARM, env)
+            warm = run(WARM.format(elements=SMALL), env)
+            warm["pool"] = run(WARM.format(elements=LARGE), env)["first"]
             for kernel in ("add", "softmax"):
                 cold_env = {**env, "BLKC_CACHE_DIR": str(Path(here, f"cold-{kernel}-{index}"))}
                 cold = run(COLD.format(softmax=kernel == "softmax"), cold_env)
@@ -142,6 +150,7 @@ def main() -> None:
         ("numpy", "  of which import numpy"),
         ("first", "first launch, warm disk cache (vector add)"),
         ("second", "second launch (builds the launch stub)"),
+        ("pool", "first launch, warm, 1M elements (native pool)"),
         ("add", "cold compile, vector add"),
         ("softmax", "cold compile, row softmax"),
         ("first compile", "first compile in a process (compiler imports)"),
