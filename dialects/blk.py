@@ -27,8 +27,10 @@ from xdsl.dialects.builtin import (
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntAttr,
     IntegerAttr,
+    MemRefType,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -42,6 +44,7 @@ from xdsl.ir import Attribute, Dialect, Operation, SpacedOpaqueSyntaxAttribute, 
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
@@ -2399,6 +2402,94 @@ class DotOp(IRDLOperation):
                 )
 
 
+PAIR_DOTS = {"bfloat16": "float32", "int8": "int32", "uint8": "int32"}
+"""The element types a `blk.dot_tile` multiplies, each with its accumulator's type."""
+
+
+@irdl_op_definition
+class DotTileOp(IRDLOperation):
+    """One register tile of a `dot` in loop IR (buffers, not blocks), for a target whose
+    vector instructions multiply pairs of elements and add both products into one 32-bit
+    lane (`vdpbf16ps` for bfloat16, `pmaddwd` for 8-bit integers widened to 16): the
+    `rows` x `cols` block of `acc` at (`indices`: batch index if any, first row, first
+    column) plus the product of those rows of `lhs` with those columns of `rhs`, over the
+    whole inner dimension, in vectors of `lanes` accumulators. `rhs` holds B's pairs:
+    `[batch] x ceil(K/2) x N x 2`, B's rows 2p and 2p + 1 side by side at p (zero after
+    the last row where K is odd). `convert-blk-to-loops` makes it for the element types
+    its `pair-dot-types` option names (`PAIR_DOTS`).
+
+    ```mlir
+    blk.dot_tile %a, %bp, %c[%i, %j] {cols = 32 : i64, lanes = 16 : i64, rows = 4 : i64}
+        : memref<64x32xbf16>, memref<16x64x2xbf16>, memref<64x64xf32>
+    ```
+    """
+
+    name = "blk.dot_tile"
+    lhs = operand_def(MemRefType)
+    rhs = operand_def(MemRefType)
+    acc = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    rows = prop_def(IntegerAttr)
+    cols = prop_def(IntegerAttr)
+    lanes = prop_def(IntegerAttr)
+    unsigned = opt_prop_def(UnitAttr)
+    """Integer elements are unsigned (zero-extended): `lower-int-semantics` leaves the
+    buffers signless."""
+    traits = traits_def(MemoryEffect())
+    irdl_options = (ParsePropInAttrDict(),)
+    assembly_format = (
+        "$lhs `,` $rhs `,` $acc `[` $indices `]` attr-dict `:` "
+        "type($lhs) `,` type($rhs) `,` type($acc)"
+    )
+
+    def __init__(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        acc: SSAValue,
+        indices: Sequence[SSAValue],
+        rows: int,
+        cols: int,
+        lanes: int,
+    ):
+        properties: dict[str, Attribute] = {
+            "rows": IntegerAttr(rows, i64),
+            "cols": IntegerAttr(cols, i64),
+            "lanes": IntegerAttr(lanes, i64),
+        }
+        element = lhs.type.element_type if isinstance(lhs.type, MemRefType) else None
+        if element is not None and dtypes.from_xdsl(element).name == "uint8":
+            properties["unsigned"] = UnitAttr()
+        super().__init__(operands=[lhs, rhs, acc, list(indices)], properties=properties)
+
+    def verify_(self) -> None:
+        a, b, c = (v.type for v in (self.lhs, self.rhs, self.acc))
+        assert isinstance(a, MemRefType) and isinstance(b, MemRefType)
+        assert isinstance(c, MemRefType)
+        name = dtypes.from_xdsl(a.element_type).name
+        if b.element_type != a.element_type or name not in PAIR_DOTS:
+            raise VerifyException(
+                f"operands hold {a.element_type} and {b.element_type}; dot_tile multiplies "
+                f"two buffers of one of {', '.join(PAIR_DOTS)}"
+            )
+        if dtypes.from_xdsl(c.element_type).name != PAIR_DOTS[name]:
+            raise VerifyException(f"{name} products accumulate in {PAIR_DOTS[name]}, not {c}")
+        (m, k), (m2, n2) = (t.get_shape()[-2:] for t in (a, c))
+        *batch_b, pairs, n, two = b.get_shape() if len(b.get_shape()) >= 3 else (0, 0, 0)
+        batch = [t.get_shape()[:-2] for t in (a, c)]
+        if pairs != (k + 1) // 2 or two != 2 or (m, n) != (m2, n2):
+            raise VerifyException(f"{a} times the pairs {b} does not give {c}")
+        if not tuple(batch_b) == batch[0] == batch[1]:
+            raise VerifyException(f"{a} times the pairs {b} does not give {c}")
+        if len(self.indices) != len(batch[0]) + 2:
+            raise VerifyException(f"dot_tile takes {len(batch[0]) + 2} indices into {c}")
+        rows, cols, lanes = (x.value.data for x in (self.rows, self.cols, self.lanes))
+        if not (0 < rows <= m and 0 < lanes <= cols <= n and cols % lanes == 0):
+            raise VerifyException(
+                f"a tile of {rows} x {cols} in vectors of {lanes} does not fit {c}"
+            )
+
+
 # --------------------------------------------------------------------------------------
 # Debugging
 # --------------------------------------------------------------------------------------
@@ -2529,6 +2620,7 @@ Blk = Dialect(
         BitonicMergeOp,
         YieldOp,
         DotOp,
+        DotTileOp,
         PrintOp,
         AssertOp,
     ],

@@ -78,24 +78,38 @@ class ConvertBlkToLoopsPass(ModulePass):
     overlap (what the launcher checks before it runs the `noalias` variant).
     `vector_bits` and `vector_registers` describe the target's vector registers (the
     `cpu` target passes the host's, `blkc.runtime.cpu_target`): `dot` sizes its register
-    tile from them (`dot_register_tile`)."""
+    tile from them (`dot_register_tile`). A `dot` of two blocks of one of the element types
+    `pair_dot_types` names (of `blk.PAIR_DOTS`: bfloat16, int8, uint8), accumulated in its
+    type's accumulator, computes each register tile with one `blk.dot_tile`, which the
+    code generator turns into the target's instructions that multiply pairs of elements
+    into 32-bit lanes."""
 
     name = "convert-blk-to-loops"
     disjoint_args: bool = False
     vector_bits: int = 256
     vector_registers: int = 16
+    pair_dot_types: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.vector_bits < 32 or self.vector_bits & (self.vector_bits - 1):
             raise ValueError(f"vector-bits must be a power of two >= 32, got {self.vector_bits}")
         if self.vector_registers < 4:
             raise ValueError(f"vector-registers must be at least 4, got {self.vector_registers}")
+        for name in self.pair_dot_types:
+            if name not in blk.PAIR_DOTS:
+                raise ValueError(
+                    f"pair-dot-types: '{name}' is not one of {', '.join(blk.PAIR_DOTS)}"
+                )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for nested in list(op.walk()):
             if isinstance(nested, func.FuncOp) and not nested.is_declaration:
                 lowering = LoopLowering(
-                    nested, self.disjoint_args, self.vector_bits, self.vector_registers
+                    nested,
+                    self.disjoint_args,
+                    self.vector_bits,
+                    self.vector_registers,
+                    self.pair_dot_types,
                 )
                 lowering.run()
                 lowering.mark_disjoint_args()
@@ -158,10 +172,12 @@ class LoopLowering(BlockLowering):
         disjoint_args: bool = False,
         vector_bits: int = 256,
         vector_registers: int = 16,
+        pair_dot_types: Sequence[str] = (),
     ):
         super().__init__(function, disjoint_args)
         self.vector_bits = vector_bits
         self.vector_registers = vector_registers
+        self.pair_dot_types = tuple(pair_dot_types)
 
     def alloca(self, shape: Sequence[int], elem: Attribute) -> SSAValue:
         op = memref.AllocaOp.get(elem, alignment=64, shape=list(shape))
@@ -418,7 +434,6 @@ class LoopLowering(BlockLowering):
 
     def lower_dot(self, op: blk.DotOp, here: Builder) -> None:
         a = self._ensure_buffer(op.lhs, here)
-        b_buf = self._ensure_buffer(op.rhs, here)
         lhs_shape, rhs_shape = shape_of(op.lhs.type), shape_of(op.rhs.type)
         out_shape = shape_of(op.result.type)
         acc_elem = op.acc_dtype if op.acc_dtype is not None else elem_type(op.result)
@@ -441,8 +456,18 @@ class LoopLowering(BlockLowering):
         lanes = max(1, self.vector_bits // dtypes.from_xdsl(acc_elem).width)
         rows, cols = dot_register_tile(m, n, lanes, self.vector_registers)
         fused = dtypes.from_xdsl(acc_elem).name in ("float32", "float64")
+        pairs = self._pair_dot(op, acc_elem, n, lanes)
+        if pairs:
+            b_buf = self._pack_pairs(op.rhs, here)
+        else:
+            b_buf = self._ensure_buffer(op.rhs, here)
 
         def tile(builder: Builder, bi: Index, row0: SSAValue, col0: SSAValue, rows: int) -> None:
+            if pairs:
+                builder.insert(
+                    blk.DotTileOp(a, b_buf, acc_buffer, [*bi, row0, col0], rows, cols, lanes)
+                )
+                return
             # A rows x cols tile of the result stays in registers (carried scalars, which
             # LLVM's SLP vectorizer packs along the columns) across the whole k loop.
             ms = [row0] + [builder.value(arith.AddiOp(row0, self.const(i))) for i in range(1, rows)]
@@ -507,6 +532,52 @@ class LoopLowering(BlockLowering):
 
             self.loop_nest(here, out_shape, convert)
             self.buffers[op.result] = result
+
+    def _pair_dot(self, op: blk.DotOp, acc_elem: Attribute, n: int, lanes: int) -> bool:
+        """Whether `dot`'s register tiles are `blk.dot_tile`s: both operands hold one of
+        `pair_dot_types`, the accumulator is that type's, and rows of the result are
+        whole vectors."""
+        name = dtypes.from_xdsl(elem_type(op.lhs)).name
+        return (
+            name in self.pair_dot_types
+            and elem_type(op.rhs) == elem_type(op.lhs)
+            and dtypes.from_xdsl(acc_elem).name == blk.PAIR_DOTS[name]
+            and n % lanes == 0
+        )
+
+    def _pack_pairs(self, b: SSAValue, here: Builder) -> SSAValue:
+        """Block `b` (`[batch] x K x N`) in the layout of the pairs `blk.dot_tile` reads: a
+        buffer `[batch] x ceil(K/2) x N x 2` holding `b[2p, j]` and `b[2p + 1, j]` side by
+        side at (p, j), and zero after the last row where K is odd. Each tile of the `dot`
+        then loads a vector of pairs with one load. The elements come from `b`'s buffer
+        where it has one, else straight from what computes them (a load of B's tile
+        lands in the pairs at once)."""
+        *batch, k, n = shape_of(b.type)
+        elem = elem_type(b)
+        packed = self.alloca([*batch, (k + 1) // 2, n, 2], elem)
+
+        def whole(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            *bi, p, j, half = idx
+            row = bd.builder.value(
+                arith.AddiOp(bd.builder.value(arith.MuliOp(p, self.const(2))), half)
+            )
+            bd.builder.insert(memref.StoreOp.get(self.element(b, [*bi, row, j], bd), packed, idx))
+            return []
+
+        self.loop_nest(here, [*batch, k // 2, n, 2], whole)
+        if k % 2:
+
+            def last(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                *bi, j = idx
+                value = self.element(b, [*bi, self.const(k - 1), j], bd)
+                where = [*bi, self.const(k // 2), j]
+                bd.builder.insert(memref.StoreOp.get(value, packed, [*where, self.const(0)]))
+                zero = self.scalar_constant(0, elem)
+                bd.builder.insert(memref.StoreOp.get(zero, packed, [*where, self.const(1)]))
+                return []
+
+            self.loop_nest(here, [*batch, n], last)
+        return packed
 
     def _accumulates_in_place(self, op: blk.DotOp, acc_elem: Attribute) -> bool:
         """Whether `dot` may add into the buffer of its `acc`: a block carried by the loop

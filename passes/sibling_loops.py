@@ -61,6 +61,9 @@ def _effects(loop: scf.ForOp) -> _Effects:
         elif isinstance(op, memref.LoadOp | memref.StoreOp):
             write = isinstance(op, memref.StoreOp)
             effects.buffers.setdefault(op.memref, []).append((write, list(op.indices)))
+        elif isinstance(op, blk.DotTileOp):  # reads its operands whole, adds into `acc`
+            for buffer, write in ((op.lhs, False), (op.rhs, False), (op.acc, True)):
+                effects.buffers.setdefault(buffer, []).append((write, []))
     return effects
 
 

@@ -45,6 +45,9 @@ class CpuTarget:
     """The width of the vector registers the generated code uses."""
     vector_registers: int
     """How many of them the instruction set names."""
+    pair_dot_types: tuple[str, ...] = ()
+    """The element types whose `dot` the vector instructions multiply in pairs summed into
+    32-bit lanes (`pair_dot_types`), which `dot` then uses."""
 
     @property
     def llvm_features(self) -> str:
@@ -100,6 +103,23 @@ def describe_features(triple: str, features: str) -> tuple[int, int]:
     return 128, 16
 
 
+def pair_dot_types(triple: str, features: str, vector_bits: int) -> tuple[str, ...]:
+    """The element types whose products `features` add in pairs into 32-bit lanes of
+    `vector_bits`-bit vectors on `triple`: bfloat16 with `avx512bf16` (`vdpbf16ps`, below
+    512 bits with `avx512vl`), and 8-bit integers, widened to 16 bits, on x86 (`pmaddwd`:
+    SSE2, `avx2` at 256 bits, `avx512bw` at 512; LLVM fuses its add into `vpdpwssd` where
+    there is `avx512vnni` or `avxvnni`)."""
+    if not triple.startswith(("x86_64", "i386", "i686")):
+        return ()
+    on = _feature_map(features)
+    found: list[str] = []
+    if on.get("avx512bf16") and (vector_bits == 512 or on.get("avx512vl")):
+        found.append("bfloat16")
+    if {128: True, 256: on.get("avx2"), 512: on.get("avx512bw")}.get(vector_bits):
+        found += ["int8", "uint8"]
+    return tuple(found)
+
+
 def parse_switches(text: str) -> str:
     """`BLKC_CPU_FEATURES`'s text as LLVM feature switches (a ValueError for anything
     else): comma-separated names, each after a + (on) or a - (off)."""
@@ -128,7 +148,8 @@ def host() -> CpuTarget:
         features = _closed(features)
     triple = llvm.get_process_triple()
     bits, registers = describe_features(triple, features)
-    return CpuTarget(triple, llvm.get_host_cpu_name(), features, bits, registers)
+    pairs = pair_dot_types(triple, features, bits)
+    return CpuTarget(triple, llvm.get_host_cpu_name(), features, bits, registers, pairs)
 
 
 _NEEDS = {
@@ -160,4 +181,11 @@ def _closed(features: str) -> str:
     return ",".join(f"{'+' if value else '-'}{name}" for name, value in on.items())
 
 
-__all__ = ["CpuTarget", "describe_features", "host", "model_name", "parse_switches"]
+__all__ = [
+    "CpuTarget",
+    "describe_features",
+    "host",
+    "model_name",
+    "pair_dot_types",
+    "parse_switches",
+]

@@ -27,6 +27,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
 from blkc.runtime import access_ranges
+from blkc.runtime.dot_tile import emit_dot_tile
 from blkc.runtime.llvm_emitter import (
     HANDLERS,
     I1,
@@ -191,9 +192,7 @@ class CpuKernelEmitter(FunctionEmitter):
         self._wanted: ir.Value | None = None
         self.emit_program()
         launcher = self._emit_launcher(name, kernel, abi)
-        return KernelSignature(
-            name, launcher, params, self.accesses, self.interruptible
-        )
+        return KernelSignature(name, launcher, params, self.accesses, self.interruptible)
 
     def handler(self, op: Operation) -> Handler | None:
         return _HANDLERS.get(type(op))
@@ -566,4 +565,5 @@ _HANDLERS: dict[type[Operation], Handler] = {
     blk.PrintOp: CpuKernelEmitter.emit_print,
     blk.AssertOp: CpuKernelEmitter.emit_assert,
     blk.GlobalTimerOp: CpuKernelEmitter.emit_global_timer,
+    blk.DotTileOp: emit_dot_tile,
 }

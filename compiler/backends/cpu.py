@@ -65,8 +65,10 @@ def lower_variants(module: ModuleOp, lowering: str) -> dict[bool, ModuleOp]:
 
 def lowering_for(target: CpuTarget) -> str:
     """`LOWERING` with the loop lowering told `target`'s vector registers (which size the
-    register tile of `dot`)."""
+    register tile of `dot`) and the element types whose products it adds in pairs."""
     registers = f"vector-bits={target.vector_bits} vector-registers={target.vector_registers}"
+    if target.pair_dot_types:
+        registers += f" pair-dot-types={','.join(target.pair_dot_types)}"
     return LOWERING.replace("convert-blk-to-loops", f"convert-blk-to-loops{{{registers}}}")
 
 

@@ -634,6 +634,10 @@ def where(condition: Any, x: Any, y: Any, *, _semantic: CodeGenerator) -> tensor
     return s.wrap(s.ir.where(s.value(condition, "condition"), s.value(x, "x"), s.value(y, "y")))
 
 
+_INPUT_PRECISIONS = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
+"""The values of `dot`'s `input_precision` that Triton accepts."""
+
+
 @builtin
 def dot(
     input: Any,  # noqa: A002
@@ -648,8 +652,22 @@ def dot(
 ) -> tensor:
     """The matrix product ``input @ other (+ acc)``, accumulated in `out_dtype` (float32 by
     default). Integer inputs accumulate in int32 and give int32 whatever `out_dtype`
-    says, as in Triton."""
+    says, as in Triton. `input_precision` (Triton's `"tf32"`, `"tf32x3"`, `"ieee"`,
+    `"bf16x3"`, `"bf16x6"`) and `allow_tf32` are checked and accepted: every product is
+    computed from the inputs as they are (IEEE), as Triton's CPU interpreter does, which is
+    at least as precise as each of them. `max_num_imprecise_acc` is accepted and has no
+    effect."""
     s = _semantic
+    precision = s.constant(input_precision, "dot's input_precision")
+    if precision is not None and not (
+        isinstance(precision, str) and precision.lower() in _INPUT_PRECISIONS
+    ):
+        raise s.error(
+            f"dot's input_precision must be one of {', '.join(map(repr, _INPUT_PRECISIONS))}"
+            f", got {precision!r}"
+        )
+    if precision is not None and s.constant(allow_tf32, "dot's allow_tf32") is not None:
+        raise s.error("give dot either input_precision or allow_tf32 (deprecated), not both")
     a, b = s.value(input, "dot's input"), s.value(other, "dot's other")
     acc_value = None if s.is_none(acc) else s.value(acc, "dot's acc")
     out = _dtype_of(s, out_dtype, "dot's out_dtype")

@@ -40,3 +40,40 @@ def test_a_float16_dot_rounds_once(with_acc: bool, target: str) -> None:
     rounded_once = exact.astype(numpy.float16).astype(numpy.float64)
     # float32 accumulation, one rounding: within an ulp of float16 of the exact result
     numpy.testing.assert_allclose(c.astype(numpy.float64), rounded_once, rtol=2**-10, atol=2**-14)
+
+
+@blkc.jit
+def square(A, C, PRECISION: tl.constexpr, TF32: tl.constexpr):
+    i = tl.arange(0, 16)
+    a = tl.load(A + i[:, None] * 16 + i[None, :])
+    c = tl.dot(a, a, input_precision=PRECISION, allow_tf32=TF32)
+    tl.store(C + i[:, None] * 16 + i[None, :], c)
+
+
+@pytest.mark.parametrize(
+    ("precision", "tf32"), [("tf32", None), ("TF32x3", None), ("ieee", None), (None, True)]
+)
+def test_every_input_precision_computes_in_float32(
+    precision: str | None, tf32: bool | None
+) -> None:
+    # 1 + 2**-20 has bits that tf32 (10 of mantissa) would drop: they stay.
+    a = numpy.full((16, 16), 1 + 2**-20, numpy.float32)
+    c = numpy.zeros((16, 16), numpy.float32)
+    square[(1,)](a, c, precision, tf32)
+    numpy.testing.assert_array_equal(c, (a.astype(numpy.float64) @ a).astype(numpy.float32))
+
+
+@pytest.mark.parametrize(
+    ("precision", "tf32", "message"),
+    [
+        ("fast", None, "dot's input_precision must be one of 'tf32', 'tf32x3', 'ieee'"),
+        ("tf32", False, "give dot either input_precision or allow_tf32 .deprecated., not both"),
+    ],
+)
+def test_bad_input_precisions_are_located_errors(
+    precision: str, tf32: bool | None, message: str
+) -> None:
+    a = numpy.zeros((16, 16), numpy.float32)
+    with pytest.raises(blkc.BlkcError, match=message) as caught:
+        square[(1,)](a, a.copy(), precision, tf32)
+    assert "test_dot_precision.py:" in str(caught.value)

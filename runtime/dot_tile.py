@@ -1,0 +1,218 @@
+"""LLVM IR for `blk.dot_tile`: a register tile of a `dot` whose products the CPU adds in
+pairs into 32-bit lanes.
+
+For each lane j of each of the tile's vectors, one instruction adds
+``a[r, 2p] * b[2p, c + j] + a[r, 2p + 1] * b[2p + 1, c + j]`` to the accumulator: the pair
+of A (two adjacent elements of a row) is broadcast to every lane, and B's two rows are
+interleaved in registers, so neither buffer is copied. With an odd inner dimension the last
+pair's second element is zero.
+
+| elements | accumulator | instruction |
+|---|---|---|
+| bfloat16 | float32 | `vdpbf16ps` (`avx512bf16`) |
+| int8, uint8 (widened to 16 bits) | int32 | `vpmaddwd` and an add (`vpdpwssd` with VNNI) |
+
+`vpmaddwd` needs `avx512bw` at 512 bits, `avx2` at 256 and SSE2 at 128.
+
+The integer products are exact (|a * b| <= 2^15 per pair, so no pair sum overflows) and
+sum in int32 with wrap-around, as the scalar loop does. `vdpbf16ps` multiplies exactly and
+rounds each add to nearest even, as a fused multiply-add does, but treats bfloat16
+subnormal inputs and float32 subnormal results as zero, and adds the pair's second product
+first: its float32 sums may differ from the scalar loop's in the last bits (see
+docs/semantics.md, "dot").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import llvmlite.ir as ir
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import SSAValue
+
+from blkc import dtypes
+from blkc.dialects import blk
+from blkc.runtime.llvm_emitter import I32, I64, FunctionEmitter, llvm_type
+
+
+class _BFloat(ir.Type):
+    """LLVM's `bfloat`, which llvmlite lacks (the intrinsic's operand type: the storage
+    elsewhere is i16)."""
+
+    def _to_string(self) -> str:
+        return "bfloat"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _BFloat)
+
+    def __hash__(self) -> int:
+        return hash("bfloat")
+
+
+I16 = ir.IntType(16)
+_PAIR_INSTRUCTIONS = {
+    "bfloat16": {
+        16: "llvm.x86.avx512bf16.dpbf16ps.512",
+        8: "llvm.x86.avx512bf16.dpbf16ps.256",
+        4: "llvm.x86.avx512bf16.dpbf16ps.128",
+    },
+    "int": {
+        16: "llvm.x86.avx512.pmaddw.d.512",
+        8: "llvm.x86.avx2.pmadd.wd",
+        4: "llvm.x86.sse2.pmadd.wd",
+    },
+}
+"""The pair-product intrinsics, by element kind and 32-bit lanes per vector."""
+
+
+class _Tile:
+    """The translation of one `blk.dot_tile`."""
+
+    def __init__(self, e: FunctionEmitter, op: blk.DotTileOp):
+        self.e, self.b = e, e.builder
+        a, b, c = (v.type for v in (op.lhs, op.rhs, op.acc))
+        assert isinstance(a, MemRefType) and isinstance(b, MemRefType)
+        assert isinstance(c, MemRefType)
+        self.op = op
+        self.kind = dtypes.from_xdsl(a.element_type).name
+        self.signed = self.kind == "int8" and op.unsigned is None
+        self.elem = llvm_type(a.element_type)
+        self.acc_elem = llvm_type(c.element_type)
+        self.k = a.get_shape()[-1]
+        self.rows, self.cols, self.lanes = (x.value.data for x in (op.rows, op.cols, op.lanes))
+        self.vectors = self.cols // self.lanes
+        *self.batch, self.row0, self.col0 = (e.get(i) for i in op.indices)
+        self.acc_vector = ir.VectorType(self.acc_elem, self.lanes)
+        self.pair_vector = ir.VectorType(I16, 2 * self.lanes)
+
+    # -- addresses ---------------------------------------------------------------------
+
+    def address(self, ref: SSAValue, indices: Sequence[ir.Value]) -> ir.Value:
+        """The address of `ref[batch..., *indices]` (a row-major stack buffer)."""
+        t = ref.type
+        assert isinstance(t, MemRefType)
+        b = self.b
+        linear: ir.Value = ir.Constant(I64, 0)
+        for size, index in zip(t.get_shape(), [*self.batch, *indices], strict=True):
+            linear = b.add(b.mul(linear, ir.Constant(I64, size)), index)
+        return b.gep(self.e.get(ref), [ir.Constant(I64, 0), linear], inbounds=True)
+
+    def at(self, base: ir.Value, offset: int) -> ir.Value:
+        return self.b.add(base, ir.Constant(I64, offset)) if offset else base
+
+    # -- operands ----------------------------------------------------------------------
+
+    def widen(self, value: ir.Value, t: ir.Type) -> ir.Value:
+        """Integer elements widened to 16 bits (bfloat16 is already 16 bits)."""
+        if self.kind == "bfloat16":
+            return value
+        return self.b.sext(value, t) if self.signed else self.b.zext(value, t)
+
+    def a_pair(self, row: ir.Value, k: ir.Value, single: bool) -> ir.Value:
+        """A's elements (row, k) and (row, k + 1), or (row, k) and zero where `single`, in
+        every lane (as the 16-bit pairs the instruction takes)."""
+        b = self.b
+        address = self.address(self.op.lhs, [row, k])
+        if single:
+            pair = b.zext(self.widen(b.load(address, typ=self.elem), I16), I32)
+        elif self.kind == "bfloat16":
+            pair = b.load(address, typ=I32)
+            pair.align = 2
+        else:
+            two = b.load(address, typ=ir.VectorType(self.elem, 2))
+            two.align = 1
+            pair = b.bitcast(self.widen(two, ir.VectorType(I16, 2)), I32)
+        vector = ir.VectorType(I32, self.lanes)
+        one = b.insert_element(ir.Constant(vector, None), pair, ir.Constant(I32, 0))
+        splat = b.shuffle_vector(one, ir.Constant(vector, None), ir.Constant(vector, None))
+        return b.bitcast(splat, self.pair_vector)
+
+    def b_pairs(self, pair: ir.Value, col: ir.Value) -> ir.Value:
+        """The pairs of B (`rhs`, packed) at `pair` for `lanes` columns from `col`."""
+        b = self.b
+        address = self.address(self.op.rhs, [pair, col, ir.Constant(I64, 0)])
+        load = b.load(address, typ=ir.VectorType(self.elem, 2 * self.lanes))
+        load.align = self.elem.width // 8
+        return self.widen(load, self.pair_vector)
+
+    def multiply_add(self, acc: ir.Value, x: ir.Value, y: ir.Value) -> ir.Value:
+        """`acc` plus the pair products of `x` and `y`."""
+        b = self.b
+        if self.kind == "bfloat16":
+            name = _PAIR_INSTRUCTIONS["bfloat16"][self.lanes]
+            bf = ir.VectorType(_BFloat(), 2 * self.lanes)
+            fn = self.e.declare(name, self.acc_vector, [self.acc_vector, bf, bf])
+            return b.call(fn, [acc, b.bitcast(x, bf), b.bitcast(y, bf)])
+        name = _PAIR_INSTRUCTIONS["int"][self.lanes]
+        fn = self.e.declare(name, self.acc_vector, [self.pair_vector, self.pair_vector])
+        return b.add(acc, b.call(fn, [x, y]))
+
+    # -- the tile ----------------------------------------------------------------------
+
+    def step(self, accs: Sequence[ir.Value], pair: ir.Value, single: bool) -> list[ir.Value]:
+        """`accs` after the products of pair `pair` of the inner dimension (its first
+        element only where `single`)."""
+        columns = [self.at(self.col0, v * self.lanes) for v in range(self.vectors)]
+        ys = [self.b_pairs(pair, col) for col in columns]
+        k = self.b.shl(pair, ir.Constant(I64, 1))
+        out = list(accs)
+        for r in range(self.rows):
+            x = self.a_pair(self.at(self.row0, r), k, single)
+            for v in range(self.vectors):
+                i = r * self.vectors + v
+                out[i] = self.multiply_add(out[i], x, ys[v])
+        return out
+
+    def places(self) -> list[ir.Value]:
+        return [
+            self.address(self.op.acc, [self.at(self.row0, r), self.at(self.col0, v * self.lanes)])
+            for r in range(self.rows)
+            for v in range(self.vectors)
+        ]
+
+    def emit(self) -> None:
+        b = self.b
+        accs: list[ir.Value] = []
+        for place in self.places():
+            load = b.load(place, typ=self.acc_vector)
+            load.align = 4
+            accs.append(load)
+        pairs = self.k // 2
+        if pairs:
+            pre = b.block
+            fn = b.function
+            header = fn.append_basic_block("dot_tile.header")
+            body = fn.append_basic_block("dot_tile.body")
+            done = fn.append_basic_block("dot_tile.exit")
+            b.branch(header)
+            b.position_at_end(header)
+            p = b.phi(I64)
+            p.add_incoming(ir.Constant(I64, 0), pre)
+            phis = []
+            for acc in accs:
+                phi = b.phi(self.acc_vector)
+                phi.add_incoming(acc, pre)
+                phis.append(phi)
+            b.cbranch(b.icmp_signed("<", p, ir.Constant(I64, pairs)), body, done)
+            b.position_at_end(body)
+            nxt = self.step(phis, p, single=False)
+            latch = b.block
+            p.add_incoming(b.add(p, ir.Constant(I64, 1)), latch)
+            for phi, value in zip(phis, nxt, strict=True):
+                phi.add_incoming(value, latch)
+            b.branch(header)
+            b.position_at_end(done)
+            accs = list(phis)
+        if self.k % 2:
+            accs = self.step(accs, ir.Constant(I64, self.k // 2), single=True)
+        for value, place in zip(accs, self.places(), strict=True):
+            store = b.store(value, b.bitcast(place, value.type.as_pointer()))
+            store.align = 4
+
+
+def emit_dot_tile(e: FunctionEmitter, op: blk.DotTileOp) -> None:
+    """Translate `op` (see the module's docstring)."""
+    _Tile(e, op).emit()
+
+
+__all__ = ["emit_dot_tile"]
