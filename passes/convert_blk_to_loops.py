@@ -289,7 +289,9 @@ class LoopLowering(BlockLowering):
             acc_elem = src_elem
         result_elem = elem_type(op.result)
 
-        def reduce_in(b: Builder, out_idx: Index, nan: blk.Nan) -> list[SSAValue]:
+        def reduce_in(
+            b: Builder, out_idx: Index, nan: blk.Nan, signed_zeros: bool = True
+        ) -> list[SSAValue]:
             inits = self.reduce_init(kind, acc_elem, nan)
             if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN):
                 inits = [inits[0], self.const(0, i32)]
@@ -302,16 +304,26 @@ class LoopLowering(BlockLowering):
                     full[d] = i
                 x = self.element(op.src, full, ib)
                 position = self.linear_i32(red_idx, [src_shape[d] for d in axes], ib)
-                return self.combine(kind, carried, x, acc_elem, position, ib.builder, nan)
+                return self.combine(
+                    kind, carried, x, acc_elem, position, ib.builder, nan, signed_zeros
+                )
 
             return self.loop_nest(b, [src_shape[d] for d in axes], inner, inits)
 
-        def reduce_over(b: LoopBody, out_idx: Index) -> list[SSAValue]:
+        def exact(at: Builder, out_idx: Index) -> list[SSAValue]:
             nan = blk.nan_of(op)
             extremum = kind in (blk.ReduceKind.MAX, blk.ReduceKind.MIN)
             if nan is blk.Nan.NUM and extremum and dtypes.from_xdsl(acc_elem).is_float:
-                return _skipping_nan(b.builder, lambda mode, at: reduce_in(at, out_idx, mode))
-            return reduce_in(b.builder, out_idx, nan)
+                return _skipping_nan(at, lambda mode, here: reduce_in(here, out_idx, mode))
+            return reduce_in(at, out_idx, nan)
+
+        def reduce_over(b: LoopBody, out_idx: Index) -> list[SSAValue]:
+            extremum = kind in (blk.ReduceKind.MAX, blk.ReduceKind.MIN)
+            if not extremum or dtypes.from_xdsl(acc_elem).name not in ("float32", "float64"):
+                return exact(b.builder, out_idx)
+            (fast,) = reduce_in(b.builder, out_idx, blk.Nan.PROPAGATE, signed_zeros=False)
+            zero = self.scalar_constant(0, acc_elem)
+            return _redone_where_zero_or_nan(b.builder, fast, zero, lambda at: exact(at, out_idx))
 
         if not outer:
             final = reduce_over(LoopBody(here), [])
@@ -604,6 +616,23 @@ class LoopLowering(BlockLowering):
 def _with_axis(idx: Index, axis: int, position: SSAValue) -> Index:
     """`idx`, an index without dimension `axis`, with `position` there."""
     return [*idx[:axis], position, *idx[axis:]]
+
+
+def _redone_where_zero_or_nan(
+    here: Builder, fast: SSAValue, zero: SSAValue, exact: Callable[[Builder], list[SSAValue]]
+) -> list[SSAValue]:
+    """A float maximum or minimum reduction, `fast` computed ignoring the sign of zeros
+    (`BlockLowering.combine` without `signed_zeros`), with NaN propagating: where that is a
+    number other than zero it is the exact result (a zero takes part only where the result
+    is zero, and a NaN makes it NaN), else `exact` builds the exact reduction of the op's
+    NaN mode. Its maximum costs 3 instructions a vector on x86 where the exact one costs 6."""
+    found_nan = here.value(blk.CmpOp("ne", fast, fast, i1))
+    found_zero = here.value(blk.CmpOp("eq", fast, zero, i1))
+    redo = here.value(blk.OrOp(found_nan, found_zero, i1))
+    again, keep = Block(), Block()
+    again.add_op(scf.YieldOp(*exact(Builder(again))))
+    keep.add_op(scf.YieldOp(fast))
+    return list(here.insert(scf.IfOp(redo, [fast.type], [again], [keep])).results)
 
 
 def _skipping_nan(

@@ -666,7 +666,11 @@ def _cast(method: str) -> Handler:
 def _intrinsic(name: str, arity: int = 1) -> Handler:
     def emit(e: FunctionEmitter, op: Operation) -> None:
         args = [e.get(v) for v in op.operands[:arity]]
-        e.set(op, e.intrinsic(name, llvm_type(op.results[0].type), args))
+        call = e.intrinsic(name, llvm_type(op.results[0].type), args)
+        fastmath = op.properties.get("fastmath")
+        if isinstance(fastmath, arith.FastMathFlagsAttr):  # `nsz` on reductions' extrema
+            call.fastmath.update(flag.value for flag in fastmath.data)
+        e.set(op, call)
 
     return emit
 
