@@ -3,8 +3,9 @@ them (a call to the C library's `expf` stays scalar). float32 `exp`, `exp2`, `lo
 `log2`, `tanh`, `erf`, `sin` and `cos` are here; float64 calls the C library.
 
 `exp_f32` computes e**x for float32 with Cody-Waite range reduction, x = n ln2 + r with
-|r| <= ln2/2, a degree-7 polynomial for e**r, and a scaling by 2**n in two steps (so
-that results in the subnormal range and up to the overflow threshold stay exact);
+|r| <= ln2/2, a degree-7 polynomial for e**r, and a scaling by 2**n rounded once (so that
+results in the subnormal range and up to the overflow threshold stay exact): one
+`llvm.ldexp` with AVX-512 (`vscalefps`), else two multiplications by powers of two;
 `exp2_f32` shares it with r = (x - n) ln2. `log_f32` and `log2_f32` share the reduction
 to a mantissa in [sqrt(1/2), sqrt(2)). `erf_f32` is x + x P(x**2) below 0.93 and
 1 - e**Q(|x|) above (Q fitted to log(erfc)). `sin_f32`/`cos_f32` reduce |x| by
@@ -108,13 +109,30 @@ def _clamp(b: ir.IRBuilder, x: ir.Value, low: float, high: float) -> ir.Value:
     return b.call(_intrinsic(module, "llvm.minnum.f32", [F32, F32], F32), [bigger, _c(high)])
 
 
+def scales_in_one_step(module: ir.Module) -> bool:
+    """Whether `module`'s code scales by 2**n with one `llvm.ldexp`: CPU code for x86 with
+    AVX-512 (the host's features, with `BLKC_CPU_FEATURES` applied, which the CPU targets
+    compile for and key their cache by), where it is one `vscalefps` and two conversions
+    instead of nine instructions; elsewhere LLVM calls the C library's `ldexpf` for each
+    element, and NVPTX code never asks the host."""
+    if module.triple.startswith("nvptx"):
+        return False
+    from blkc.runtime.cpu_target import host
+
+    return "+avx512f" in host().features.split(",")
+
+
 def _scaled_exp(b: ir.IRBuilder, n: ir.Value, r: ir.Value) -> ir.Value:
-    """e**r * 2**n for |r| <= ln2/2 and an integral float n, scaling in two steps so that
-    subnormal results round once and 2**n never overflows on its own."""
+    """e**r * 2**n for |r| <= ln2/2 and an integral float n, in one `llvm.ldexp` where
+    that is fast (`scales_in_one_step`), else in two steps so that subnormal results round
+    once and 2**n never overflows on its own: either way the exact product, rounded once."""
     fma = _intrinsic(b.module, "llvm.fma.f32", [F32, F32, F32], F32)
     r2 = b.fmul(r, r)
     e_r = b.fadd(b.call(fma, [_polynomial(b, r, _EXP_POLY), r2, r]), _c(1.0))
     k = b.fptosi(n, I32)
+    if scales_in_one_step(b.module):
+        ldexp = _intrinsic(b.module, "llvm.ldexp.f32.i32", [F32, I32], F32)
+        return b.call(ldexp, [e_r, k])
     half = b.ashr(k, ir.Constant(I32, 1))
 
     def power_of_two(e: ir.Value) -> ir.Value:
