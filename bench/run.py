@@ -1,11 +1,15 @@
 """blkc against NumPy (and PyTorch CPU where installed), in one process.
 
-    python bench/run.py [--quick] [--json PATH]
+    python bench/run.py [--quick] [--json PATH] [--cases NAME ...] [--softmax-shapes RxC ...]
 
-Each case runs with warm-up and best-of-N; the table prints times and ratios (> 1 means
-blkc is faster). Arrays are 64-byte aligned so that NumPy is not penalized by the
-allocator. The machine's copy bandwidth, measured in the same run, is the ceiling for the
-memory-bound cases; `GB/s` is the bytes a case must move divided by blkc's time.
+Each case runs with warm-up and best-of-N, its blkc, NumPy and torch calls interleaved (one
+of each per round, so that a noisy neighbour slows all of them alike); the table prints
+times and ratios (> 1 means blkc is faster). Arrays are 64-byte aligned so that NumPy is
+not penalized by the allocator. The machine's copy bandwidth, measured in the same run,
+is the ceiling for the memory-bound cases; `GB/s` is the bytes a case must move divided by
+blkc's time. `--cases` runs some of the cases (`CASES`); `softmax_sizes` runs Triton's
+tutorial softmax (`examples/softmax.py`, a `@blkc.jit` kernel launched through its launch
+stub) at each of `--softmax-shapes`.
 """
 
 from __future__ import annotations
@@ -50,6 +54,35 @@ def aligned(shape: tuple[int, ...], dtype: object, fill: str = "random") -> nump
     return array
 
 
+def best_ms_each(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Best-of-`repeat` milliseconds of each function, after two warm-up calls, the calls
+    interleaved: each round calls every function once."""
+    best = dict.fromkeys(fns, float("inf"))
+    for fn in fns.values():
+        fn()
+        fn()
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return {name: seconds * 1000 for name, seconds in best.items()}
+
+
+def compared(
+    blkc_run: Callable[[], object],
+    numpy_run: Callable[[], object],
+    torch_run: Callable[[], object] | None,
+    repeat: int,
+) -> tuple[float, float, float | None]:
+    """Best-of-`repeat` milliseconds of blkc, NumPy and (where installed) torch, interleaved."""
+    fns = {"blkc": blkc_run, "numpy": numpy_run}
+    if torch_run is not None:
+        fns["torch"] = torch_run
+    ms = best_ms_each(fns, repeat)
+    return ms["blkc"], ms["numpy"], ms.get("torch")
+
+
 def best_ms(fn: Callable[[], object], repeat: int) -> float:
     fn()
     fn()
@@ -86,13 +119,15 @@ def case_vector_add(n: int, repeat: int) -> Result:
         aligned((n,), numpy.float32),
     )
     k = kernel("vector_add")[((n + 1023) // 1024,)]
-    blkc_ms = best_ms(lambda: k(x, y, out, n), repeat)
-    numpy.testing.assert_array_equal(out, x + y)
-    numpy_ms = best_ms(lambda: numpy.add(x, y, out=out), repeat)
-    torch_ms = None
+    expected = aligned((n,), numpy.float32)
+    torch_run = None
     if torch is not None:
-        tx, ty, to = (torch.from_numpy(a) for a in (x, y, out))
-        torch_ms = best_ms(lambda: torch.add(tx, ty, out=to), repeat)
+        tx, ty, to = (torch.from_numpy(a) for a in (x, y, expected))
+        torch_run = lambda: torch.add(tx, ty, out=to)  # noqa: E731
+    blkc_ms, numpy_ms, torch_ms = compared(
+        lambda: k(x, y, out, n), lambda: numpy.add(x, y, out=expected), torch_run, repeat
+    )
+    numpy.testing.assert_array_equal(out, x + y)
     return Result("vector add", f"{n}", "float32", blkc_ms, numpy_ms, torch_ms, gbytes=12 * n / 1e9)
 
 
@@ -100,20 +135,18 @@ def case_mixed_chain(n: int, repeat: int) -> Result:
     a, b = aligned((n,), numpy.int32), aligned((n,), numpy.float16)
     c, out = aligned((n,), numpy.uint8), aligned((n,), numpy.float32)
     k = kernel("mixed_chain")[((n + 2047) // 2048,)]
-    blkc_ms = best_ms(lambda: k(a, b, c, out, n), repeat)
     tmp = aligned((n,), numpy.float32)
 
     def reference() -> None:
         numpy.add(a, b, out=tmp, dtype=numpy.float32)
         numpy.multiply(tmp, c, out=tmp, dtype=numpy.float32)
 
-    reference()
-    numpy.testing.assert_allclose(out, tmp, rtol=1e-6)
-    numpy_ms = best_ms(reference, repeat)
-    torch_ms = None
+    torch_run = None
     if torch is not None:
         ta, tb, tc = (torch.from_numpy(v) for v in (a, b, c))
-        torch_ms = best_ms(lambda: (ta + tb.float()) * tc, repeat)
+        torch_run = lambda: (ta + tb.float()) * tc  # noqa: E731
+    blkc_ms, numpy_ms, torch_ms = compared(lambda: k(a, b, c, out, n), reference, torch_run, repeat)
+    numpy.testing.assert_allclose(out, tmp, rtol=1e-6)
     return Result(
         "mixed chain i32+f16, *u8",
         f"{n}",
@@ -128,18 +161,19 @@ def case_mixed_chain(n: int, repeat: int) -> Result:
 def case_softmax(rows: int, cols: int, repeat: int) -> Result:
     x, y = aligned((rows, cols), numpy.float32), aligned((rows, cols), numpy.float32)
     k = kernel("softmax")[(rows,)]
-    blkc_ms = best_ms(lambda: k(x, y, cols, cols), repeat)
 
     def reference() -> numpy.ndarray:
         e = numpy.exp(x - x.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    numpy.testing.assert_allclose(y, reference(), rtol=1e-5, atol=1e-7)
-    numpy_ms = best_ms(reference, repeat)
-    torch_ms = None
+    torch_run = None
     if torch is not None:
         tx = torch.from_numpy(x)
-        torch_ms = best_ms(lambda: torch.softmax(tx, dim=1), repeat)
+        torch_run = lambda: torch.softmax(tx, dim=1)  # noqa: E731
+    blkc_ms, numpy_ms, torch_ms = compared(
+        lambda: k(x, y, cols, cols), reference, torch_run, repeat
+    )
+    numpy.testing.assert_allclose(y, reference(), rtol=1e-5, atol=1e-7)
     return Result(
         "row softmax",
         f"{rows}x{cols}",
@@ -156,19 +190,20 @@ def case_layernorm(rows: int, cols: int, repeat: int) -> Result:
     w, b = aligned((cols,), numpy.float32), aligned((cols,), numpy.float32)
     eps = 1e-5
     k = kernel("layernorm")[(rows,)]
-    blkc_ms = best_ms(lambda: k(x, y, w, b, cols, cols, eps), repeat)
 
     def reference() -> numpy.ndarray:
         mean = x.mean(axis=1, keepdims=True)
         var = ((x - mean) ** 2).mean(axis=1, keepdims=True)
         return (x - mean) / numpy.sqrt(var + eps) * w + b
 
-    numpy.testing.assert_allclose(y, reference(), rtol=1e-4, atol=1e-4)
-    numpy_ms = best_ms(reference, repeat)
-    torch_ms = None
+    torch_run = None
     if torch is not None:
         tx, tw, tb = (torch.from_numpy(v) for v in (x, w, b))
-        torch_ms = best_ms(lambda: torch.nn.functional.layer_norm(tx, (cols,), tw, tb, eps), repeat)
+        torch_run = lambda: torch.nn.functional.layer_norm(tx, (cols,), tw, tb, eps)  # noqa: E731
+    blkc_ms, numpy_ms, torch_ms = compared(
+        lambda: k(x, y, w, b, cols, cols, eps), reference, torch_run, repeat
+    )
+    numpy.testing.assert_allclose(y, reference(), rtol=1e-4, atol=1e-4)
     return Result(
         "layer-norm forward",
         f"{rows}x{cols}",
@@ -212,16 +247,62 @@ def case_sum(n: int, repeat: int) -> Result:
         out[0] = 0
         k(x, out, n)
 
-    blkc_ms = best_ms(run, repeat)
-    numpy.testing.assert_allclose(out[0], x.sum(dtype=numpy.float64), rtol=1e-3)
-    numpy_ms = best_ms(lambda: x.sum(), repeat)
-    torch_ms = None
+    torch_run = None
     if torch is not None:
         tx = torch.from_numpy(x)
-        torch_ms = best_ms(lambda: tx.sum(), repeat)
+        torch_run = tx.sum
+    blkc_ms, numpy_ms, torch_ms = compared(run, x.sum, torch_run, repeat)
+    numpy.testing.assert_allclose(out[0], x.sum(dtype=numpy.float64), rtol=1e-3)
     return Result(
         "sum reduction", f"{n}", "float32", blkc_ms, numpy_ms, torch_ms, gbytes=4 * n / 1e9
     )
+
+
+def case_softmax_jit(rows: int, cols: int, repeat: int) -> Result:
+    """Triton's tutorial softmax (`examples/softmax.py`), more repeats for small shapes."""
+    sys.path.insert(0, str(ROOT / "examples"))
+    import softmax as tutorial  # noqa: PLC0415
+
+    x, y = aligned((rows, cols), numpy.float32), aligned((rows, cols), numpy.float32)
+    torch_run = None
+    if torch is not None:
+        tx = torch.from_numpy(x)
+        torch_run = lambda: torch.softmax(tx, dim=1)  # noqa: E731
+    repeat = max(repeat, min(500, (1 << 25) // (8 * rows * cols)))
+    blkc_ms, numpy_ms, torch_ms = compared(
+        lambda: tutorial.softmax(x, y), lambda: tutorial.softmax_reference(x), torch_run, repeat
+    )
+    numpy.testing.assert_allclose(y, tutorial.softmax_reference(x), rtol=1e-5, atol=1e-7)
+    return Result(
+        "softmax (tutorial, jit)",
+        f"{rows}x{cols}",
+        "float32",
+        blkc_ms,
+        numpy_ms,
+        torch_ms,
+        gbytes=8 * rows * cols / 1e9,
+    )
+
+
+def digits(value: float) -> int:
+    """Decimals to print `value` with: 2, or 4 below 0.1 (times of microseconds)."""
+    return 4 if abs(value) < 0.1 else 2
+
+
+def shape(text: str) -> tuple[int, int]:
+    """`ROWSxCOLS` as two ints."""
+    try:
+        rows, cols = (int(part) for part in text.lower().split("x"))
+    except ValueError:
+        message = f"expected ROWSxCOLS such as 64x512, got {text!r}"
+        raise argparse.ArgumentTypeError(message) from None
+    if rows < 1 or cols < 1:
+        raise argparse.ArgumentTypeError(f"rows and columns must be positive, got {text!r}")
+    return rows, cols
+
+
+CASES = ("vector_add", "mixed_chain", "softmax", "layernorm", "matmul", "sum", "softmax_sizes")
+"""The cases `--cases` names, in the order they run (all but `softmax_sizes` by default)."""
 
 
 def copy_bandwidth(n: int, repeat: int) -> float:
@@ -261,6 +342,24 @@ def main() -> None:
         action="store_true",
         help="compile without bounds checks (BLKC_CHECK_BOUNDS=0): faster, trusts the kernels",
     )
+    parser.add_argument(
+        "--cases",
+        nargs="+",
+        choices=CASES,
+        default=CASES[:-1],
+        help="the cases to run (default: all but softmax_sizes)",
+    )
+    parser.add_argument(
+        "--softmax-shapes",
+        nargs="+",
+        type=shape,
+        default=[(64, 512), (256, 1024), (1024, 1024), (8192, 1024)],
+        metavar="RxC",
+        help="shapes of softmax_sizes (default: 64x512 256x1024 1024x1024 8192x1024)",
+    )
+    parser.add_argument(
+        "--no-compile-times", action="store_true", help="skip measuring compile times"
+    )
     args = parser.parse_args()
     if args.unchecked:
         os.environ["BLKC_CHECK_BOUNDS"] = "0"
@@ -268,16 +367,18 @@ def main() -> None:
     big = 1 << 20 if args.quick else 16 << 20
     rows = 256 if args.quick else 4096
     size = 256 if args.quick else 1024
-    compile_ms = compile_times()
+    compile_ms = {} if args.no_compile_times else compile_times()
     bandwidth = copy_bandwidth(big, repeat)
-    results = [
-        case_vector_add(big, repeat),
-        case_mixed_chain(big, repeat),
-        case_softmax(rows, 1024, repeat),
-        case_layernorm(rows, 1024, repeat),
-        case_matmul(size, repeat),
-        case_sum(big, repeat),
-    ]
+    runs: dict[str, Callable[[], list[Result]]] = {
+        "vector_add": lambda: [case_vector_add(big, repeat)],
+        "mixed_chain": lambda: [case_mixed_chain(big, repeat)],
+        "softmax": lambda: [case_softmax(rows, 1024, repeat)],
+        "layernorm": lambda: [case_layernorm(rows, 1024, repeat)],
+        "matmul": lambda: [case_matmul(size, repeat)],
+        "sum": lambda: [case_sum(big, repeat)],
+        "softmax_sizes": lambda: [case_softmax_jit(r, c, repeat) for r, c in args.softmax_shapes],
+    }
+    results = [result for name in CASES if name in args.cases for result in runs[name]()]
     torch_version = torch.__version__ if torch else "absent"
     checks = "off" if args.unchecked else "on"
     print(
@@ -285,8 +386,9 @@ def main() -> None:
         f"bounds checks {checks}"
     )
     print(f"copy bandwidth (numpy.copyto): {bandwidth:.1f} GB/s")
-    compiled = ", ".join(f"{k} {v:.0f} ms" for k, v in compile_ms.items())
-    print(f"compile time (IR text to callable): {compiled}")
+    if compile_ms:
+        compiled = ", ".join(f"{k} {v:.0f} ms" for k, v in compile_ms.items())
+        print(f"compile time (IR text to callable): {compiled}")
     columns = ("blkc ms", "numpy ms", "x numpy", "torch ms", "x torch", "GB/s", "% copy")
     header = f"{'case':28} {'shape':>10} " + " ".join(f"{c:>9}" for c in columns)
     print(header)
@@ -299,7 +401,7 @@ def main() -> None:
             cells += [rate, 100 * rate / bandwidth]
         else:
             cells += [None, None]
-        text = " ".join(f"{'-':>9}" if c is None else f"{c:9.2f}" for c in cells)
+        text = " ".join(f"{'-':>9}" if c is None else f"{c:9.{digits(c)}f}" for c in cells)
         print(f"{r.case:28} {r.shape:>10} {text}")
     if args.json:
         args.json.write_text(json.dumps([asdict(r) for r in results], indent=1) + "\n")
