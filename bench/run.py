@@ -2,8 +2,8 @@
 
     python bench/run.py [--quick] [--json PATH] [--cases NAME ...] [--softmax-shapes RxC ...]
 
-Each case runs with warm-up and best-of-N, its blkc, NumPy and torch calls interleaved (one
-of each per round, so that a noisy neighbour slows all of them alike); the table prints
+Each case runs with warm-up and best-of-N, its blkc, NumPy and torch calls in three
+interleaved rounds (so that a noisy neighbour slows all of them alike); the table prints
 times and ratios (> 1 means blkc is faster). Arrays are 64-byte aligned so that NumPy is
 not penalized by the allocator. The machine's copy bandwidth, measured in the same run,
 is the ceiling for the memory-bound cases; `GB/s` is the bytes a case must move divided by
@@ -54,18 +54,25 @@ def aligned(shape: tuple[int, ...], dtype: object, fill: str = "random") -> nump
     return array
 
 
-def best_ms_each(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Best-of-`repeat` milliseconds of each function, after two warm-up calls, the calls
-    interleaved: each round calls every function once."""
+def best_ms_each(
+    fns: dict[str, Callable[[], object]], repeat: int, rounds: int = 3
+) -> dict[str, float]:
+    """Best-of-`repeat` milliseconds of each function, after two warm-up calls, in
+    `rounds` rounds that each call every function `repeat / rounds` times in a row: slow
+    changes of a shared machine's load reach every function alike, and a function's calls
+    follow each other as an application's would (a call right after another library's
+    would share the cores with that library's threads, which spin a while after a call:
+    torch's OpenMP workers, blkc's pool)."""
     best = dict.fromkeys(fns, float("inf"))
-    for fn in fns.values():
-        fn()
-        fn()
-    for _ in range(repeat):
+    block = max(2, -(-repeat // rounds))
+    for _ in range(rounds):
         for name, fn in fns.items():
-            start = time.perf_counter()
             fn()
-            best[name] = min(best[name], time.perf_counter() - start)
+            fn()
+            for _ in range(block):
+                start = time.perf_counter()
+                fn()
+                best[name] = min(best[name], time.perf_counter() - start)
     return {name: seconds * 1000 for name, seconds in best.items()}
 
 
