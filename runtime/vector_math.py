@@ -49,7 +49,7 @@ _EXP_POLY = (
     1.6666665459e-1,
     5.0000001201e-1,
 )
-_OVERFLOW = 88.72283935546875  # largest float32 whose exp is finite
+_OVERFLOW = 88.72283935546875  # above: e**x rounds to infinity (from here, in fact)
 _UNDERFLOW = -103.97282409667969  # below: e**x rounds to 0
 
 
@@ -144,7 +144,9 @@ def _scaled_exp(b: ir.IRBuilder, n: ir.Value, r: ir.Value) -> ir.Value:
 
 @_defined_once("blkc.exp.f32")
 def exp_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
-    """The function `blkc.exp.f32`, defined in `module` once."""
+    """The function `blkc.exp.f32`, defined in `module` once. The scaling itself gives
+    infinity above `_OVERFLOW` (n = 128 with r > 0, or n = 129) and 0 below `_UNDERFLOW`
+    (n = -150 with r < 0, or n = -151), rounding once; only NaN needs a select."""
     rint = _intrinsic(module, "llvm.rint.f32", [F32], F32)
     fma = _intrinsic(module, "llvm.fma.f32", [F32, F32, F32], F32)
     clamped = _clamp(b, x, _UNDERFLOW - 1, _OVERFLOW + 1)
@@ -152,10 +154,7 @@ def exp_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
     r = b.call(fma, [n, _c(-_LN2_HI), clamped])
     r = b.call(fma, [n, _c(-_LN2_LO), r])
     result = _scaled_exp(b, n, r)
-    result = b.select(b.fcmp_ordered(">", x, _c(_OVERFLOW)), _c(float("inf")), result)
-    result = b.select(b.fcmp_ordered("<", x, _c(_UNDERFLOW)), _c(0.0), result)
-    result = b.select(b.fcmp_unordered("uno", x, x), x, result)
-    return result
+    return b.select(b.fcmp_unordered("uno", x, x), x, result)
 
 
 @_defined_once("blkc.exp2.f32")
