@@ -20,11 +20,13 @@ for and what `convert_args` would accept:
 
 Then it fills the bounds table (on its stack), picks the variant whose arrays may or may
 not overlap, and, when the work is small (one program, or arrays of at most
-`INLINE_BYTES` bytes in all), runs the grid on the calling thread. It returns None when
-the launch ran, True when it ran and recorded a failed assertion, 2 when it skipped an
-access outside the arrays (the caller raises these as a Python launch does: the
-out-of-bounds record is the launch's own, in its bounds table), and False when it did nothing:
-any argument it does not recognise, a launch large enough for the thread pool, or a
+`INLINE_BYTES` bytes in all), runs the grid on the calling thread; larger grids run on the
+native pool (`Pooled`), or, where one thread is allowed, on the calling thread with the
+GIL released. It returns None when the launch ran, True when it ran and recorded a failed
+assertion, 2 when it skipped an access outside the arrays (the caller raises these as a
+Python launch does: the out-of-bounds record is the launch's own, in its bounds table), and
+False when it did nothing: any argument it does not recognise, a large launch while a
+share of the cores is active (`launch.threads_per_launch`) or without a native pool, or a
 variant not compiled yet. The caller then takes the Python path, which raises the same
 errors as always. A stub never raises and never runs a launch the Python path would
 refuse.
@@ -502,14 +504,28 @@ class _Emitter:
     ) -> None:
         """Run the grid on the native pool (`runtime.native_pool`), the GIL released, on
         as many threads as the launch may use (`launch.stub_threads`, the variant's
-        `num_cpu_threads`, the programs); the fallback where that is one."""
+        `num_cpu_threads`, the programs); on the calling thread, the GIL released, where
+        that is one; the fallback where the cap is 0 (a share of the cores is active, or
+        `BLKC_NUM_THREADS` is malformed: the Python path decides)."""
         b, pool = self.b, self.pool
         assert pool is not None
         allowed = b.sext(b.load(b.inttoptr(ir.Constant(I64, pool.cap_address), PTR), typ=I32), I64)
+        self.check(b.icmp_signed(">=", allowed, ir.Constant(I64, 1)), "threads")
         threads = ir.Constant(I64, pool.threads)
         for bound in (allowed, total):
             threads = b.select(b.icmp_signed("<", bound, threads), bound, threads)
-        self.check(b.icmp_signed(">=", threads, ir.Constant(I64, 2)), "threads")
+        save = self.api("PyEval_SaveThread", PTR, [])
+        restore = self.api("PyEval_RestoreThread", ir.VoidType(), [PTR])
+        alone, shared, done = (
+            self.function.append_basic_block(n) for n in ("alone", "shared", "pooled_done")
+        )
+        b.cbranch(b.icmp_signed("<", threads, ir.Constant(I64, 2)), alone, shared)
+        b.position_at_end(alone)
+        state = b.call(save, [])
+        self.call_launcher(disjoint, [*values, table, ir.Constant(I64, 0), total, *grid32])
+        b.call(restore, [state])
+        b.branch(done)
+        b.position_at_end(shared)
         argv = b.alloca(ir.ArrayType(I64, max(1, len(values))))
         for index, value in enumerate(values):  # 8-byte slots, as `_args` reads them
             slot = b.gep(argv, [ir.Constant(I32, 0), ir.Constant(I32, index)])
@@ -526,11 +542,11 @@ class _Emitter:
         target = packed[0]
         if len(packed) == 2:
             target = b.select(disjoint, packed[0], packed[1])
-        save = self.api("PyEval_SaveThread", PTR, [])
-        restore = self.api("PyEval_RestoreThread", ir.VoidType(), [PTR])
         state = b.call(save, [])
         b.call(run, [b.inttoptr(target, PTR), argv, table, total, chunks, *grid32, seats])
         b.call(restore, [state])
+        b.branch(done)
+        b.position_at_end(done)
 
     def call_launcher(self, disjoint: ir.Value, args: list[ir.Value]) -> None:
         b = self.b

@@ -115,6 +115,30 @@ def test_large_grids_compute_numpy_results_through_python_and_stubs() -> None:
         numpy.testing.assert_array_equal(y, x * numpy.float32(factor))
 
 
+def test_one_thread_runs_large_grids_through_the_stub(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With one thread allowed, the stub runs the grid on the calling thread (it used to
+    # leave it to the Python path, which costs 100 us and more a launch).
+    x = numpy.arange(256 * 1000, dtype=numpy.float32).reshape(256, 1000)
+    y = numpy.zeros_like(x)
+    blkc.set_num_threads(1)
+    try:
+        for _ in range(2):  # the second launch builds the stub
+            scale_rows[(256,)](x, y, 1000, 2.0, CHECK=False, BLOCK=1024)
+        through_python: list[object] = []
+        jit_type = type(scale_rows)
+        original = jit_type._run_noted
+        monkeypatch.setattr(
+            jit_type,
+            "_run_noted",
+            lambda self, *a: through_python.append(a) or original(self, *a),
+        )
+        scale_rows[(256,)](x, y, 1000, 3.0, CHECK=False, BLOCK=1024)
+        assert through_python == []
+        numpy.testing.assert_array_equal(y, x * numpy.float32(3.0))
+    finally:
+        blkc.set_num_threads(None)
+
+
 def test_kernels_that_assert_raise_from_large_grids() -> None:
     # They stay off the native pool (its workers have no launch to record failures for).
     x = numpy.ones((256, 1000), numpy.float32)
