@@ -89,6 +89,20 @@ def _integral(value: SSAValue) -> bool:
     return isinstance(t, IndexType) or (isinstance(t, IntegerType) and t.width.data > 1)
 
 
+def _is_one(value: SSAValue) -> bool:
+    """Whether every element of `value` is the integer 1 (a constant, or a splat,
+    broadcast or expansion of one)."""
+    while isinstance(value.owner, blk.SplatOp | blk.BroadcastOp | blk.ExpandDimsOp):
+        value = value.owner.src
+    owner = value.owner
+    if not isinstance(owner, blk.ConstantOp | arith.ConstantOp):
+        return False
+    attr = owner.value
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        return attr.is_splat() and attr.get_values()[0] == 1 and _integral(value)
+    return isinstance(attr, IntegerAttr) and _integral(value) and attr.value.data == 1
+
+
 def _hint(op: Operation, name: str) -> int:
     attr = op.attributes.get(name)
     if isinstance(attr, IntegerAttr):
@@ -190,6 +204,12 @@ class AxisInfoAnalysis:
             cond, a, b = operands
             run = min(cond.constancy, a.contiguity, b.contiguity)
             return AxisInfo(run, uniform, min(a.divisibility_at(run), b.divisibility_at(run)))
+        if isinstance(op, blk.MulOp) and _integral(result):
+            # x * 1 is x (a stride specialized to 1, as `offs_k * stride_ak`)
+            if _is_one(op.operands[1]):
+                return operands[0]
+            if _is_one(op.operands[0]):
+                return operands[1]
         if isinstance(op, blk.AddOp | blk.SubOp | blk.MulOp | blk.ShlOp) and _integral(result):
             return self._arithmetic(op, *operands)
         if isinstance(op, blk.ElementwiseOp | blk.BitcastOp):

@@ -166,6 +166,28 @@ def test_an_unknown_row_start_may_wrap_so_addresses_are_not_a_run() -> None:
     assert info_of(hinted, "rows2") == AxisInfo(1, 1, 1)
 
 
+def test_a_stride_of_one_keeps_the_run() -> None:
+    # Triton's launcher specializes a stride of 1 into the constant: offs * 1 is offs.
+    text = """
+    func.func @strided(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+      %k = blk.arange 0, 64 : tensor<64xi32>
+      %one = blk.constant 1 : i32
+      %offs = blk.mul %k, %one : tensor<64xi32>, i32 -> tensor<64xi32>
+      %two = blk.constant 2 : i32
+      %even = blk.mul %k, %two : tensor<64xi32>, i32 -> tensor<64xi32>
+      %xp = blk.addptr %x_ptr, %offs : !blk.ptr<f32>, tensor<64xi32> -> tensor<64x!blk.ptr<f32>>
+      %x = blk.load %xp : tensor<64x!blk.ptr<f32>>
+      %ep = blk.addptr %x_ptr, %even : !blk.ptr<f32>, tensor<64xi32> -> tensor<64x!blk.ptr<f32>>
+      blk.store %ep, %x : tensor<64x!blk.ptr<f32>>
+      func.return
+    }
+    """
+    function = strict_function(text)
+    assert info_of(function, "offs") == AxisInfo(64, 1, 1 << 30)
+    assert info_of(function, "xp") == AxisInfo(64, 1, 16)
+    assert info_of(function, "even").contiguity == 1
+
+
 def test_op_hints_raise_what_is_known() -> None:
     function = strict_function(PLAIN_TAIL)
     analysis = AxisInfoAnalysis(function)
