@@ -18,17 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
-import llvmlite.binding as llvm
-
 from blkc.backends import Backend, TargetOptions
 from blkc.runtime import cache, launch
-from blkc.runtime.jit import (
-    CompiledModule,
-    UnresolvedSymbolError,
-    compile_ir,
-    host_triple,
-    initialize,
-)
+from blkc.runtime.jit import CompiledModule, compile_ir, load_object
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -86,39 +78,6 @@ def _assuming_disjoint_args(module_pass: ModulePass) -> ModulePass:
     if any(f.name == "disjoint_args" for f in fields(module_pass)):
         return replace(module_pass, disjoint_args=True)
     return module_pass
-
-
-_DECLARED = re.compile(r'[^@\n]*@("[^"\n]+"|[-\w$.]+)\(')
-"""The name of the function a `declare` line of LLVM IR declares (after ``declare``)."""
-
-
-def load_object(llvm_ir: str, object_code: bytes) -> CompiledModule:
-    """Load the object code MCJIT made for `llvm_ir` (optimized IR, compiled on this
-    machine: the disk cache's key holds the host CPU) without parsing or optimizing the IR:
-    a cache hit runs no LLVM pass and no code generation.
-
-    The functions the IR declares must exist in this process first (MCJIT would not
-    report a missing one), as `compile_ir` checks; then UnresolvedSymbolError."""
-    declared = (_DECLARED.match(line) for line in llvm_ir.split("\ndeclare ")[1:])
-    missing = [
-        name
-        for name in (m.group(1).strip('"') for m in declared if m)
-        if not name.startswith("llvm.") and not llvm.address_of_symbol(name)
-    ]
-    if missing:
-        raise UnresolvedSymbolError(
-            "cached code calls functions this process does not have: " + ", ".join(missing)
-        )
-    initialize()
-    # The engine needs a module: an empty one, in a context of its own (the global one
-    # belongs to `compile_ir`, under its lock). The object brings the code.
-    module = llvm.parse_assembly("", llvm.create_context())
-    module.triple = host_triple()
-    machine = llvm.Target.from_triple(module.triple).create_target_machine(codemodel="jitdefault")
-    engine = llvm.create_mcjit_compiler(module, machine)
-    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
-    engine.finalize_object()
-    return CompiledModule(engine, llvm_ir, object_code)
 
 
 @dataclass
