@@ -40,7 +40,9 @@ def lower_variants(module: ModuleOp, lowering: str) -> dict[bool, ModuleOp]:
     that distinct pointer arguments do not overlap (`disjoint-args`): the loop IR for
     launches whose arrays do not (True). Where that assumption changed the lowering, lower
     a copy of the strict IR again without it, for launches whose arrays do (False); else
-    both share `module`."""
+    both share `module`. Each result is verified once, after its last pass (`blk-opt`
+    verifies after every pass, and names the pass that broke the IR)."""
+    from blkc.diagnostics import verify_module
     from blkc.passes.convert_blk_to_loops import relies_on_disjoint_args
     from blkc.pipeline import apply_passes, build_passes, make_context
 
@@ -48,10 +50,12 @@ def lower_variants(module: ModuleOp, lowering: str) -> dict[bool, ModuleOp]:
     assuming = tuple(_assuming_disjoint_args(p) for p in passes)
     aliased = module.clone() if assuming != passes else None
     ctx = make_context()
-    apply_passes(ctx, module, assuming)
+    apply_passes(ctx, module, assuming, verify=False)
+    verify_module(module)
     if aliased is None or not relies_on_disjoint_args(module):
         return {True: module, False: module}
-    apply_passes(ctx, aliased, passes)
+    apply_passes(ctx, aliased, passes, verify=False)
+    verify_module(aliased)
     return {True: module, False: aliased}
 
 
