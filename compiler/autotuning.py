@@ -6,6 +6,13 @@ the best time counts and the fastest candidate wins. A `restore` function, when 
 runs before every run (and once at the end), so tuning leaves the arguments as they were.
 Progress goes to stderr, one line per candidate with its time;
 ``BLKC_QUIET_AUTOTUNE=1`` silences it.
+
+On the CPU, candidates can be pruned before any is compiled to native code, by the bytes
+of the buffers a program keeps its blocks in (its *working set*, known once the kernel is
+lowered to loops): `prune_by_working_set` drops those whose working set exceeds the L2
+cache of a core (keeping the smallest where none fits), then, of those that fit, keeps the
+`KEEP_LARGEST` largest (bigger tiles amortise the copies into those buffers).
+``BLKC_AUTOTUNE_PRUNE=0`` turns this off (`pruning_enabled`).
 """
 
 from __future__ import annotations
@@ -14,7 +21,10 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:
+    from blkc.runtime.cpu_target import CacheSizes
 
 T = TypeVar("T")
 
@@ -89,4 +99,70 @@ def choose(
     return best[1], times
 
 
-__all__ = ["best_time", "choose", "progress"]
+KEEP_LARGEST = 4
+"""How many candidates that fit the L2 cache `prune_by_working_set` keeps at most."""
+
+PRUNE_ENV = "BLKC_AUTOTUNE_PRUNE"
+"""The environment variable that turns the pruning off (`0`) where no keyword decides."""
+
+
+def pruning_enabled(setting: bool | None) -> bool:
+    """Whether to prune by working set: `setting` where given, else unless
+    ``BLKC_AUTOTUNE_PRUNE=0``."""
+    if setting is not None:
+        return setting
+    return os.environ.get(PRUNE_ENV, "1").strip() != "0"
+
+
+def _kib(size: int) -> str:
+    return f"{size / 1024:.0f} KiB" if size >= 1024 else f"{size} bytes"
+
+
+def prune_by_working_set(
+    candidates: Sequence[T], working_sets: Sequence[int], caches: CacheSizes
+) -> tuple[list[T], list[tuple[T, str]]]:
+    """The `candidates` worth timing, in their order, and each one left out with the
+    reason: those whose working set (bytes, one per candidate) exceeds `caches.l2`, unless
+    none fits (then the smallest stays); then, where more than `KEEP_LARGEST` fit and their
+    working sets differ, all but the `KEEP_LARGEST` largest (ties: the earlier one)."""
+    sizes = list(working_sets)
+    if len(sizes) != len(candidates):
+        raise ValueError(f"{len(candidates)} candidates but {len(sizes)} working sets")
+    l2 = caches.l2
+    fitting = [i for i, size in enumerate(sizes) if size <= l2]
+    if not fitting:
+        fitting = [min(range(len(sizes)), key=lambda i: (sizes[i], i))]
+    reasons = {
+        i: f"working set {_kib(sizes[i])} exceeds the L2 cache ({_kib(l2)} a core)"
+        for i in range(len(sizes))
+        if i not in fitting
+    }
+    if len(fitting) > KEEP_LARGEST and len({sizes[i] for i in fitting}) > 1:
+        largest = sorted(fitting, key=lambda i: (-sizes[i], i))[:KEEP_LARGEST]
+        for i in fitting:
+            if i not in largest:
+                reasons[i] = (
+                    f"working set {_kib(sizes[i])}: smaller than the {KEEP_LARGEST} "
+                    f"largest that fit the L2 cache ({_kib(l2)} a core)"
+                )
+        fitting = sorted(largest)
+    dropped = [(candidates[i], reasons[i]) for i in sorted(reasons)]
+    return [candidates[i] for i in fitting], dropped
+
+
+def report_pruned(name: str, dropped: Sequence[tuple[T, str]], label: Callable[[T], str]) -> None:
+    """One progress line for each candidate of kernel `name` left out, with its reason."""
+    for candidate, reason in dropped:
+        progress(f"blkc: autotuning {name}: pruned {label(candidate)}: {reason}")
+
+
+__all__ = [
+    "KEEP_LARGEST",
+    "PRUNE_ENV",
+    "best_time",
+    "choose",
+    "progress",
+    "prune_by_working_set",
+    "pruning_enabled",
+    "report_pruned",
+]

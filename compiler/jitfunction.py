@@ -599,9 +599,9 @@ class JITFunction(_Launchable):
         from blkc.compiled_kernel import CompiledKernel
 
         num_stages = kwargs.get("num_stages", 2)
-        options = {"num_warps": num_warps, "num_cpu_threads": num_cpu_threads}
-        arguments = self._bind(args, self._with_options(kwargs, **options))
-        kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
+        kernel, arguments = self._lowered(
+            args, kwargs, policy, target, num_warps, arch, num_cpu_threads
+        )
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
         constants = {name: s.constant for name, s in specs.items() if s.mlir is None}
         return CompiledKernel.bind(
@@ -611,6 +611,23 @@ class JITFunction(_Launchable):
             num_warps=num_warps or 4,
             num_stages=num_stages,
         )
+
+    def _lowered(
+        self,
+        args: Sequence[Any],
+        kwargs: dict[str, Any],
+        policy: str | None = None,
+        target: str | None = None,
+        num_warps: int | None = None,
+        arch: str | None = None,
+        num_cpu_threads: int | None = None,
+    ) -> tuple[Any, dict[str, Any]]:
+        """The variant for a launch's arguments and keywords (a `blkc.Kernel`, lowered to its
+        target's code but not yet compiled to native code) and the arguments by name."""
+        options = {"num_warps": num_warps, "num_cpu_threads": num_cpu_threads}
+        arguments = self._bind(args, self._with_options(kwargs, **options))
+        kernel, _ = self.compile_for(arguments, policy, target, num_warps, arch)
+        return kernel, arguments
 
 
 def _named(module: Any, qualname: str) -> Any:
@@ -859,6 +876,11 @@ class Autotuner(_Decorator):
     restore_value: list[str] = field(default_factory=list)
     num_warmups: int = 2
     num_reps: int = 5
+    prune_configs_by: dict[str, Any] | None = None
+    """Triton's pruning: `early_config_prune`, `perf_model` and `top_k` (see `autotune`)."""
+    prune_by_cache: bool | None = None
+    """Whether to prune by working set on the CPU (None: unless `prune_configs_by` is given
+    or ``BLKC_AUTOTUNE_PRUNE=0``)."""
     best: dict[tuple[Any, ...], Config] = field(default_factory=dict)
     """The config chosen for each key."""
     best_config: Config | None = None
@@ -893,8 +915,9 @@ class Autotuner(_Decorator):
         arguments: dict[str, Any],
         key: tuple[Any, ...],
     ) -> Config:
-        if len(self.configs) == 1:
-            return self.configs[0]
+        configs = self.prune_configs(args, kwargs)
+        if len(configs) == 1:
+            return configs[0]
         saved = {n: numpy.array(_as_array(arguments[n]), copy=True) for n in self.restore_value}
 
         def restore() -> None:
@@ -910,7 +933,7 @@ class Autotuner(_Decorator):
 
         best, self.timings[key] = autotuning.choose(
             self.__name__,
-            self.configs,
+            configs,
             str,
             once,
             warmup=self.num_warmups,
@@ -920,8 +943,94 @@ class Autotuner(_Decorator):
         return best
 
     def warmup(self, *args: Any, **kwargs: Any) -> list[Any]:
-        """Compile every config without running; return the compiled kernels."""
-        return [self.fn.warmup(*args, **kwargs, **c.kwargs) for c in self.configs]
+        """Compile every config that pruning keeps without running; return the compiled
+        kernels."""
+        return [
+            self.fn.warmup(*args, **kwargs, **c.kwargs) for c in self.prune_configs(args, kwargs)
+        ]
+
+    def prune_configs(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Config]:
+        """The configs worth timing for a launch: those `prune_configs_by` keeps, then, where
+        `prune_by_cache` says so, those whose working set fits a core's L2 cache."""
+        configs = list(self.configs)
+        if len(configs) > 1 and self.prune_configs_by:
+            configs = self._user_pruned(configs, args, kwargs)
+        by_cache = self.prune_by_cache
+        if by_cache is None and self.prune_configs_by:
+            by_cache = False  # the user's pruning replaces blkc's unless asked for both
+        if len(configs) > 1 and autotuning.pruning_enabled(by_cache):
+            configs = self._cache_pruned(configs, args, kwargs)
+        return configs
+
+    def _user_pruned(
+        self, configs: list[Config], args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> list[Config]:
+        """`prune_configs_by`'s choice, as Triton makes it: `early_config_prune(configs,
+        named_args, **kwargs)`, then, where more than `top_k` are left, the `top_k` with the
+        least time `perf_model(**named_args, **kwargs, **config.kwargs)` estimates."""
+        options = self.prune_configs_by or {}
+        named = dict(zip(base_function(self).arg_names, args, strict=False))
+        early = options.get("early_config_prune")
+        if early is not None:
+            configs = list(early(configs, named, **kwargs))
+            if not configs:
+                raise ValueError(
+                    f"autotune of '{self.__name__}': no config left after early_config_prune"
+                )
+        perf_model = options.get("perf_model")
+        if perf_model is None:
+            return configs
+        top_k = _top_k(options.get("top_k", 10), len(self.configs))
+        if len(configs) <= top_k:
+            return configs
+        estimates = [perf_model(**named, **kwargs, **c.all_kwargs()) for c in configs]
+        order = sorted(range(len(configs)), key=lambda i: estimates[i])
+        return [configs[i] for i in order[:top_k]]
+
+    def _cache_pruned(
+        self, configs: list[Config], args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> list[Config]:
+        """`configs` pruned by their working set against the host's caches, each one left
+        out reported (`autotuning.prune_by_working_set`). Only `cpu` kernels are pruned."""
+        from blkc.runtime.cpu_target import cache_sizes
+
+        sizes = [_working_set(self.fn, args, {**kwargs, **c.kwargs}) for c in configs]
+        known = [size for size in sizes if size is not None]
+        if len(known) < len(sizes):
+            return configs
+        kept, dropped = autotuning.prune_by_working_set(configs, known, cache_sizes())
+        autotuning.report_pruned(self.__name__, dropped, str)
+        return kept
+
+
+def _top_k(top_k: Any, total: int) -> int:
+    """`prune_configs_by`'s `top_k` as a count: an int, or a fraction (at most 1.0) of the
+    `total` configs, as Triton reads it."""
+    if isinstance(top_k, float) and 0 < top_k <= 1.0:
+        return max(1, int(total * top_k))
+    if isinstance(top_k, int) and not isinstance(top_k, bool) and top_k > 0:
+        return top_k
+    raise TypeError(
+        f"prune_configs_by's top_k must be a positive int or a float in (0, 1], not {top_k!r}"
+    )
+
+
+def _working_set(
+    fn: JITFunction | Autotuner | Heuristics, args: Sequence[Any], kwargs: dict[str, Any]
+) -> int | None:
+    """The bytes of the buffers one program of `fn`'s variant for these arguments keeps its
+    blocks in, lowered but not compiled to native code (the variant is cached, so a config
+    that is then timed does not lower again); None off the `cpu` target, or under another
+    autotuner, whose config is not yet chosen."""
+    if isinstance(fn, Heuristics):
+        return _working_set(fn.fn, args, fn._with_meta(args, dict(kwargs)))
+    if not isinstance(fn, JITFunction):
+        return None
+    options = {name: kwargs.pop(name) for name in _LAUNCH_OPTIONS if name in kwargs}
+    kernel, _ = fn._lowered(args, kwargs, **options)
+    if kernel.target != "cpu":
+        return None
+    return kernel.backend.resources(kernel.program).get("shared")
 
 
 def base_function(fn: JITFunction | Autotuner | Heuristics) -> JITFunction:
@@ -944,6 +1053,8 @@ def autotune(
     restore_value: Sequence[str] | None = None,
     warmup: int = 2,
     rep: int = 5,
+    prune_configs_by: dict[str, Any] | None = None,
+    prune_by_cache: bool | None = None,
     **options: Any,
 ) -> Callable[[Any], Autotuner]:
     """Decorate a `@blkc.jit` kernel to choose among `configs` by timing: on the first
@@ -951,9 +1062,16 @@ def autotune(
     config runs (best of `rep` after `warmup`), the fastest is kept and reused. Arrays
     named in `reset_to_zero` are zeroed before each timed run, those in `restore_value`
     restored before each run (`blkc.autotuning`). Progress goes to stderr
-    (``BLKC_QUIET_AUTOTUNE=1`` silences it)."""
+    (``BLKC_QUIET_AUTOTUNE=1`` silences it).
+
+    Before timing, configs are pruned: by `prune_configs_by` where given (Triton's
+    `early_config_prune`, `perf_model`, `top_k`), else, for the `cpu` target, by each
+    config's working set against a core's caches (`Autotuner.prune_configs`);
+    `prune_by_cache=False` or ``BLKC_AUTOTUNE_PRUNE=0`` turns the latter off,
+    `prune_by_cache=True` runs it after `prune_configs_by` too."""
     if not configs:
         raise ValueError("autotune needs at least one Config")
+    _check_prune_configs_by(prune_configs_by)
 
     def decorate(fn: Any) -> Autotuner:
         return Autotuner(
@@ -964,9 +1082,36 @@ def autotune(
             list(restore_value or []),
             warmup,
             rep,
+            dict(prune_configs_by) if prune_configs_by else None,
+            prune_by_cache,
         )
 
     return decorate
+
+
+_PRUNE_KEYS = ("early_config_prune", "perf_model", "top_k")
+
+
+def _check_prune_configs_by(prune_configs_by: Any) -> None:
+    """A ValueError or TypeError where `prune_configs_by` is not what Triton takes."""
+    if prune_configs_by is None:
+        return
+    if not isinstance(prune_configs_by, dict):
+        raise TypeError(
+            "autotune's prune_configs_by must be a dict with keys among "
+            f"{', '.join(_PRUNE_KEYS)}, not {type(prune_configs_by).__name__}"
+        )
+    unknown = sorted(set(prune_configs_by) - set(_PRUNE_KEYS))
+    if unknown:
+        raise ValueError(
+            f"autotune's prune_configs_by: unknown key {unknown[0]!r}; "
+            f"the keys are {', '.join(_PRUNE_KEYS)}"
+        )
+    for name in ("early_config_prune", "perf_model"):
+        if prune_configs_by.get(name) is not None and not callable(prune_configs_by[name]):
+            raise TypeError(f"autotune's prune_configs_by: {name} must be callable")
+    if "top_k" in prune_configs_by:
+        _top_k(prune_configs_by["top_k"], 1)
 
 
 @dataclass

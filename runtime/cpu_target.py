@@ -20,13 +20,20 @@ LLVM is told the same width (its `prefer-256-bit` tuning is turned off where the
 on a smaller CPU of the same family, or to measure one: `BLKC_CPU_FEATURES=-avx512f` makes
 AVX2 code on an AVX-512 host (LLVM turns off the features that need the ones turned off).
 The target takes part in every cache key (`blkc.runtime.cache`).
+
+`cache_sizes()` reads the data caches one core uses (L1d, L2, L3) from Linux's sysfs,
+else from `sysconf`, else takes `DEFAULT_CACHE_SIZES`; `blkc.autotune` prunes configs whose
+working set would not fit the L2 cache. They are not part of the target: they change no
+code, only which configs are timed.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 _FEATURES_ENV = "BLKC_CPU_FEATURES"
 
@@ -152,6 +159,88 @@ def host() -> CpuTarget:
     return CpuTarget(triple, llvm.get_host_cpu_name(), features, bits, registers, pairs)
 
 
+SYSFS_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")
+"""Where Linux describes the caches of the first core: one `index*` folder per cache, with
+its `level`, `type` (`Data`, `Instruction`, `Unified`) and `size` (`32K`, `1024K`)."""
+
+_KIB = 1024
+
+
+@dataclass(frozen=True)
+class CacheSizes:
+    """The data caches one core uses, in bytes (the L3 cache is usually shared by several
+    cores; this is its whole size)."""
+
+    l1d: int
+    l2: int
+    l3: int
+
+    def describe(self) -> str:
+        """One line for people: `L1d 32 KiB, L2 1024 KiB, L3 32768 KiB`."""
+        return f"L1d {self.l1d // _KIB} KiB, L2 {self.l2 // _KIB} KiB, L3 {self.l3 // _KIB} KiB"
+
+
+DEFAULT_CACHE_SIZES = CacheSizes(l1d=32 * _KIB, l2=512 * _KIB, l3=8192 * _KIB)
+"""What `cache_sizes` assumes of a level neither sysfs nor sysconf describes: a common
+x86 server core of the last decade, on the small side (Zen 2 and 3 have 512 KiB of L2,
+Zen 4 and Intel's server cores 1 MiB or more), so that pruning errs towards keeping
+smaller tiles."""
+
+_SYSCONF_NAMES = {1: "SC_LEVEL1_DCACHE_SIZE", 2: "SC_LEVEL2_CACHE_SIZE", 3: "SC_LEVEL3_CACHE_SIZE"}
+
+
+def _sysconf(name: str) -> int:
+    """`os.sysconf(name)`, 0 where this platform's Python or C library does not know it."""
+    if name not in os.sysconf_names:
+        return 0
+    try:
+        return max(0, os.sysconf(name))
+    except (OSError, ValueError):
+        return 0
+
+
+def _size_bytes(text: str) -> int:
+    """sysfs's size (`32K`, `1024K`, `2M`, `512`) in bytes; 0 for anything else."""
+    text = text.strip().upper()
+    scale = {"K": _KIB, "M": _KIB * _KIB, "G": _KIB**3}.get(text[-1:], 1)
+    digits = text[:-1] if scale > 1 else text
+    return int(digits) * scale if digits.isdigit() else 0
+
+
+def _sysfs_caches(root: Path) -> dict[int, int]:
+    """The size of each level's data (or unified) cache under `root`, by level."""
+    found: dict[int, int] = {}
+    try:
+        entries = sorted(root.glob("index*"))
+    except OSError:
+        return found
+    for entry in entries:
+        try:
+            level = (entry / "level").read_text().strip()
+            kind = (entry / "type").read_text().strip()
+            size = _size_bytes((entry / "size").read_text())
+        except (OSError, UnicodeDecodeError):
+            continue
+        if level.isdigit() and kind in ("Data", "Unified") and size > 0:
+            found.setdefault(int(level), size)
+    return found
+
+
+def cache_sizes(
+    root: str | Path = SYSFS_CACHES, sysconf: Callable[[str], int] = _sysconf
+) -> CacheSizes:
+    """The data caches a core of this host uses: each level from sysfs under `root`, else
+    from `sysconf` (glibc's `_SC_LEVEL2_CACHE_SIZE` and its siblings), else from
+    `DEFAULT_CACHE_SIZES`."""
+    from_sysfs = _sysfs_caches(Path(root))
+    defaults = {1: DEFAULT_CACHE_SIZES.l1d, 2: DEFAULT_CACHE_SIZES.l2, 3: DEFAULT_CACHE_SIZES.l3}
+    sizes = {
+        level: from_sysfs.get(level) or sysconf(_SYSCONF_NAMES[level]) or default
+        for level, default in defaults.items()
+    }
+    return CacheSizes(l1d=sizes[1], l2=sizes[2], l3=sizes[3])
+
+
 _NEEDS = {
     "avx": "sse4.2",
     "avx2": "avx",
@@ -182,7 +271,11 @@ def _closed(features: str) -> str:
 
 
 __all__ = [
+    "DEFAULT_CACHE_SIZES",
+    "SYSFS_CACHES",
+    "CacheSizes",
     "CpuTarget",
+    "cache_sizes",
     "describe_features",
     "host",
     "model_name",
