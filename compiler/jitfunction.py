@@ -867,7 +867,8 @@ class Config:
 
 @dataclass
 class Autotuner(_Decorator):
-    """Times every config on the first launch for each key and reuses the fastest."""
+    """Times every config that pruning keeps (`prune_configs`) on the first launch for each
+    key and reuses the fastest."""
 
     fn: JITFunction | Autotuner | Heuristics
     configs: list[Config]
@@ -1027,6 +1028,7 @@ def _working_set(
     if not isinstance(fn, JITFunction):
         return None
     options = {name: kwargs.pop(name) for name in _LAUNCH_OPTIONS if name in kwargs}
+    kwargs.pop("grid", None)  # `warmup`'s
     kernel, _ = fn._lowered(args, kwargs, **options)
     if kernel.target != "cpu":
         return None

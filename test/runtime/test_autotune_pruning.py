@@ -169,6 +169,7 @@ def test_autotune_drops_configs_whose_working_set_exceeds_l2(
         f"{sizes[4] // KIB} KiB exceeds the L2 cache ({sizes[3] // KIB} KiB a core)"
     ) in err
     assert err.count("pruned") == 1
+    assert len(tuned.warmup(*operands(), SIZE, SIZE, SIZE, grid=(1, 1))) == 4  # the kept ones
 
 
 def test_autotune_keeps_the_largest_configs_that_fit(
