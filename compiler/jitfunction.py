@@ -995,11 +995,13 @@ class Autotuner(_Decorator):
         out reported (`autotuning.prune_by_working_set`). Only `cpu` kernels are pruned."""
         from blkc.runtime.cpu_target import cache_sizes
 
-        sizes = [_working_set(self.fn, args, {**kwargs, **c.kwargs}) for c in configs]
-        known = [size for size in sizes if size is not None]
-        if len(known) < len(sizes):
-            return configs
-        kept, dropped = autotuning.prune_by_working_set(configs, known, cache_sizes())
+        sizes: list[int] = []
+        for config in configs:
+            size = _working_set(self.fn, args, {**kwargs, **config.kwargs})
+            if size is None:
+                return configs
+            sizes.append(size)
+        kept, dropped = autotuning.prune_by_working_set(configs, sizes, cache_sizes())
         autotuning.report_pruned(self.__name__, dropped, str)
         return kept
 
@@ -1027,11 +1029,13 @@ def _working_set(
         return _working_set(fn.fn, args, fn._with_meta(args, dict(kwargs)))
     if not isinstance(fn, JITFunction):
         return None
+    from blkc.targets import resolve
+
     options = {name: kwargs.pop(name) for name in _LAUNCH_OPTIONS if name in kwargs}
     kwargs.pop("grid", None)  # `warmup`'s
-    kernel, _ = fn._lowered(args, kwargs, **options)
-    if kernel.target != "cpu":
+    if resolve(options.get("target") or fn.target) != "cpu":
         return None
+    kernel, _ = fn._lowered(args, kwargs, **options)
     return kernel.backend.resources(kernel.program).get("shared")
 
 

@@ -285,3 +285,13 @@ def test_quiet_autotune_silences_the_pruning_report(
 def test_bad_prune_configs_by_is_refused(prune: object, error: type, message: str) -> None:
     with pytest.raises(error, match=message):
         tune(prune_configs_by=prune)
+
+
+def test_only_cpu_kernels_are_pruned(l2: callable, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Other targets have no working set here: nothing is lowered to find one."""
+    args = (*operands(), SIZE, SIZE, SIZE)
+    assert _working_set(small_matmul, args, {**CONFIGS[0].kwargs, "target": "cpu-simt"}) is None
+    monkeypatch.setenv("BLKC_TARGET", "ptx")
+    assert _working_set(small_matmul, args, dict(CONFIGS[0].kwargs)) is None
+    l2(1000)
+    assert tune().prune_configs(args, {}) == CONFIGS
