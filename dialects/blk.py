@@ -2403,24 +2403,35 @@ class DotOp(IRDLOperation):
 
 
 PAIR_DOTS = {"bfloat16": "float32", "int8": "int32", "uint8": "int32"}
-"""The element types a `blk.dot_tile` multiplies, each with its accumulator's type."""
+"""The element types a `blk.dot_tile` with `pairs` multiplies, each with its accumulator's
+type."""
+FMA_DOTS = {"float32": "float32", "float64": "float64"}
+"""The element types a `blk.dot_tile` without `pairs` multiplies, each with its
+accumulator's type."""
 
 
 @irdl_op_definition
 class DotTileOp(IRDLOperation):
-    """One register tile of a `dot` in loop IR (buffers, not blocks), for a target whose
-    vector instructions multiply pairs of elements and add both products into one 32-bit
-    lane (`vdpbf16ps` for bfloat16, `pmaddwd` for 8-bit integers widened to 16): the
-    `rows` x `cols` block of `acc` at (`indices`: batch index if any, first row, first
-    column) plus the product of those rows of `lhs` with those columns of `rhs`, over the
-    whole inner dimension, in vectors of `lanes` accumulators. `rhs` holds B's pairs:
-    `[batch] x ceil(K/2) x N x 2`, B's rows 2p and 2p + 1 side by side at p (zero after
-    the last row where K is odd). `convert-blk-to-loops` makes it for the element types
-    its `pair-dot-types` option names (`PAIR_DOTS`).
+    """One register tile of a `dot` in loop IR (buffers, not blocks): the `rows` x `cols`
+    block of `acc` at (`indices`: batch index if any, first row, first column) plus the
+    product of those rows of `lhs` with those columns of `rhs`, over the whole inner
+    dimension, the accumulators in vectors of `lanes` across it.
+
+    Without `pairs`, each step of the inner dimension broadcasts one element of `lhs` per
+    row and multiplies it into a vector of a row of `rhs` (`[batch] x K x N`) with one
+    fused multiply-add, in order: the float element types of `FMA_DOTS`. With `pairs`,
+    for a target whose vector instructions multiply pairs of elements and add both
+    products into one 32-bit lane (`vdpbf16ps` for bfloat16, `pmaddwd` for 8-bit integers
+    widened to 16), `rhs` holds B's pairs: `[batch] x ceil(K/2) x N x 2`, B's rows 2p and
+    2p + 1 side by side at p (zero after the last row where K is odd), and each step takes
+    a pair (`PAIR_DOTS`; `convert-blk-to-loops{pair-dot-types=...}` names those it may
+    use).
 
     ```mlir
-    blk.dot_tile %a, %bp, %c[%i, %j] {cols = 32 : i64, lanes = 16 : i64, rows = 4 : i64}
-        : memref<64x32xbf16>, memref<16x64x2xbf16>, memref<64x64xf32>
+    blk.dot_tile %a, %b, %c[%i, %j] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64}
+        : memref<64x32xf32>, memref<32x64xf32>, memref<64x64xf32>
+    blk.dot_tile %a, %bp, %c[%i, %j] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64,
+        pairs} : memref<64x32xbf16>, memref<16x64x2xbf16>, memref<64x64xf32>
     ```
     """
 
@@ -2432,6 +2443,8 @@ class DotTileOp(IRDLOperation):
     rows = prop_def(IntegerAttr)
     cols = prop_def(IntegerAttr)
     lanes = prop_def(IntegerAttr)
+    pairs = opt_prop_def(UnitAttr)
+    """`rhs` holds B's pairs, which each step multiplies with pair instructions."""
     unsigned = opt_prop_def(UnitAttr)
     """Integer elements are unsigned (zero-extended): `lower-int-semantics` leaves the
     buffers signless."""
@@ -2451,12 +2464,15 @@ class DotTileOp(IRDLOperation):
         rows: int,
         cols: int,
         lanes: int,
+        pairs: bool = False,
     ):
         properties: dict[str, Attribute] = {
             "rows": IntegerAttr(rows, i64),
             "cols": IntegerAttr(cols, i64),
             "lanes": IntegerAttr(lanes, i64),
         }
+        if pairs:
+            properties["pairs"] = UnitAttr()
         element = lhs.type.element_type if isinstance(lhs.type, MemRefType) else None
         if element is not None and dtypes.from_xdsl(element).name == "uint8":
             properties["unsigned"] = UnitAttr()
@@ -2467,20 +2483,26 @@ class DotTileOp(IRDLOperation):
         assert isinstance(a, MemRefType) and isinstance(b, MemRefType)
         assert isinstance(c, MemRefType)
         name = dtypes.from_xdsl(a.element_type).name
-        if b.element_type != a.element_type or name not in PAIR_DOTS:
+        kinds = PAIR_DOTS if self.pairs is not None else FMA_DOTS
+        if b.element_type != a.element_type or name not in kinds:
             raise VerifyException(
-                f"operands hold {a.element_type} and {b.element_type}; dot_tile multiplies "
-                f"two buffers of one of {', '.join(PAIR_DOTS)}"
+                f"operands hold {a.element_type} and {b.element_type}; dot_tile"
+                f"{' with pairs' if self.pairs is not None else ''} multiplies two buffers "
+                f"of one of {', '.join(kinds)}"
             )
-        if dtypes.from_xdsl(c.element_type).name != PAIR_DOTS[name]:
-            raise VerifyException(f"{name} products accumulate in {PAIR_DOTS[name]}, not {c}")
+        if dtypes.from_xdsl(c.element_type).name != kinds[name]:
+            raise VerifyException(f"{name} products accumulate in {kinds[name]}, not {c}")
         (m, k), (m2, n2) = (t.get_shape()[-2:] for t in (a, c))
-        *batch_b, pairs, n, two = b.get_shape() if len(b.get_shape()) >= 3 else (0, 0, 0)
         batch = [t.get_shape()[:-2] for t in (a, c)]
-        if pairs != (k + 1) // 2 or two != 2 or (m, n) != (m2, n2):
-            raise VerifyException(f"{a} times the pairs {b} does not give {c}")
-        if not tuple(batch_b) == batch[0] == batch[1]:
-            raise VerifyException(f"{a} times the pairs {b} does not give {c}")
+        if self.pairs is not None:
+            *batch_b, pairs, n, two = b.get_shape() if len(b.get_shape()) >= 3 else (0, 0, 0)
+            fits = pairs == (k + 1) // 2 and two == 2
+            what = "the pairs "
+        else:
+            *batch_b, k2, n = b.get_shape()
+            fits, what = k2 == k, ""
+        if not fits or (m, n) != (m2, n2) or not tuple(batch_b) == batch[0] == batch[1]:
+            raise VerifyException(f"{a} times {what}{b} does not give {c}")
         if len(self.indices) != len(batch[0]) + 2:
             raise VerifyException(f"dot_tile takes {len(batch[0]) + 2} indices into {c}")
         rows, cols, lanes = (x.value.data for x in (self.rows, self.cols, self.lanes))

@@ -42,7 +42,7 @@ After this pass no tensor type remains: loops (`scf.for` over `index`), `memref`
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -78,11 +78,14 @@ class ConvertBlkToLoopsPass(ModulePass):
     overlap (what the launcher checks before it runs the `noalias` variant).
     `vector_bits` and `vector_registers` describe the target's vector registers (the
     `cpu` target passes the host's, `blkc.runtime.cpu_target`): `dot` sizes its register
-    tile from them (`dot_register_tile`). A `dot` of two blocks of one of the element types
-    `pair_dot_types` names (of `blk.PAIR_DOTS`: bfloat16, int8, uint8), accumulated in its
-    type's accumulator, computes each register tile with one `blk.dot_tile`, which the
-    code generator turns into the target's instructions that multiply pairs of elements
-    into 32-bit lanes."""
+    tile from them (`dot_register_tile`). Where rows of the result are whole vectors, each
+    register tile is one `blk.dot_tile`, which the code generator turns into vector code:
+    fused multiply-adds for float32 and float64 (float16 and bfloat16 operands converted to
+    float32 buffers first, accumulating in float32), and, for two blocks of one of the
+    element types `pair_dot_types` names (of `blk.PAIR_DOTS`: bfloat16, int8, uint8)
+    accumulated in its type's accumulator, the target's instructions that multiply pairs
+    of elements into 32-bit lanes. Other `dot`s carry their tile as scalars, which LLVM's
+    SLP vectorizer packs."""
 
     name = "convert-blk-to-loops"
     disjoint_args: bool = False
@@ -115,16 +118,21 @@ class ConvertBlkToLoopsPass(ModulePass):
                 lowering.mark_disjoint_args()
 
 
+_WIDENED_DOTS = {"float16": "float32", "bfloat16": "float32"}
+"""The narrow float element types whose `dot` converts its operands to the accumulator's
+type once (into buffers) and then runs `blk.dot_tile`'s fused multiply-adds on them."""
+
 _SPARE_REGISTERS = 2
 """Vector registers a `dot` tile leaves beside its accumulators and its row of B: the
 broadcast element of A, and one for the register allocator's own use."""
 
 _TILE_ELEMENTS = 128
-"""The most accumulators a `dot` tile holds, in elements. The tile is scalars carried by
-the K loop, which LLVM's SLP vectorizer packs into vectors: its time grows steeply with
-their number (a 6 x 64 float32 tile took 1.5-2 s to compile, 4 x 32 0.5 s), while 8
-vector accumulators already cover the FMA latency of the cores measured (4 x 32 and
-6 x 64 ran at the same speed with AVX-512)."""
+"""The most accumulators a `dot` tile holds, in elements. Where the tile is scalars carried
+by the K loop (not a `blk.dot_tile`), LLVM's SLP vectorizer packs them into vectors: its
+time grows steeply with their number (a 6 x 64 float32 tile took 1.5-2 s to compile,
+4 x 32 0.5 s), while 8 vector accumulators already cover the FMA latency of the cores
+measured (4 x 32 and 6 x 64 ran at the same speed with AVX-512, as 8 x 32 and 4 x 64
+`blk.dot_tile`s of bfloat16 pairs did)."""
 
 
 def dot_register_tile(m: int, n: int, lanes: int, registers: int) -> tuple[int, int]:
@@ -445,7 +453,6 @@ class LoopLowering(BlockLowering):
         self.loop_nest(here, outer, body)
 
     def lower_dot(self, op: blk.DotOp, here: Builder) -> None:
-        a = self._ensure_buffer(op.lhs, here)
         lhs_shape, rhs_shape = shape_of(op.lhs.type), shape_of(op.rhs.type)
         out_shape = shape_of(op.result.type)
         acc_elem = op.acc_dtype if op.acc_dtype is not None else elem_type(op.result)
@@ -468,16 +475,22 @@ class LoopLowering(BlockLowering):
         lanes = max(1, self.vector_bits // dtypes.from_xdsl(acc_elem).width)
         rows, cols = dot_register_tile(m, n, lanes, self.vector_registers)
         fused = dtypes.from_xdsl(acc_elem).name in ("float32", "float64")
-        pairs = self._pair_dot(op, acc_elem, n, lanes)
-        if pairs:
-            b_buf = self._pack_pairs(op.rhs, here)
+        pairs = self._tiles_of(op, acc_elem, n, lanes, blk.PAIR_DOTS, self.pair_dot_types)
+        widen = not pairs and self._tiles_of(op, acc_elem, n, lanes, _WIDENED_DOTS, _WIDENED_DOTS)
+        vectors = (
+            pairs or widen or self._tiles_of(op, acc_elem, n, lanes, blk.FMA_DOTS, blk.FMA_DOTS)
+        )
+        if widen:  # float16 or bfloat16 into float32 buffers, once for every tile
+            a, b_buf = (self._widened(v, acc_elem, here) for v in (op.lhs, op.rhs))
         else:
-            b_buf = self._ensure_buffer(op.rhs, here)
+            a = self._ensure_buffer(op.lhs, here)
+            b_buf = self._pack_pairs(op.rhs, here) if pairs else self._ensure_buffer(op.rhs, here)
 
         def tile(builder: Builder, bi: Index, row0: SSAValue, col0: SSAValue, rows: int) -> None:
-            if pairs:
+            if vectors:
+                where = [*bi, row0, col0]
                 builder.insert(
-                    blk.DotTileOp(a, b_buf, acc_buffer, [*bi, row0, col0], rows, cols, lanes)
+                    blk.DotTileOp(a, b_buf, acc_buffer, where, rows, cols, lanes, pairs)
                 )
                 return
             # A rows x cols tile of the result stays in registers (carried scalars, which
@@ -545,17 +558,41 @@ class LoopLowering(BlockLowering):
             self.loop_nest(here, out_shape, convert)
             self.buffers[op.result] = result
 
-    def _pair_dot(self, op: blk.DotOp, acc_elem: Attribute, n: int, lanes: int) -> bool:
-        """Whether `dot`'s register tiles are `blk.dot_tile`s: both operands hold one of
-        `pair_dot_types`, the accumulator is that type's, and rows of the result are
-        whole vectors."""
+    @staticmethod
+    def _tiles_of(
+        op: blk.DotOp,
+        acc_elem: Attribute,
+        n: int,
+        lanes: int,
+        kinds: dict[str, str],
+        allowed: Iterable[str],
+    ) -> bool:
+        """Whether `dot`'s register tiles are `blk.dot_tile`s of `kinds` (`blk.PAIR_DOTS`
+        or `blk.FMA_DOTS`): both operands hold one of the `allowed` element types, the
+        accumulator is that type's, and rows of the result are whole vectors."""
         name = dtypes.from_xdsl(elem_type(op.lhs)).name
         return (
-            name in self.pair_dot_types
+            name in allowed
+            and name in kinds
             and elem_type(op.rhs) == elem_type(op.lhs)
-            and dtypes.from_xdsl(acc_elem).name == blk.PAIR_DOTS[name]
+            and dtypes.from_xdsl(acc_elem).name == kinds[name]
             and n % lanes == 0
         )
+
+    def _widened(self, value: SSAValue, elem: Attribute, here: Builder) -> SSAValue:
+        """Block `value`'s elements converted to `elem`, in a buffer of their own: read from
+        `value`'s buffer where it has one, else computed (a load of a tile lands there at
+        once)."""
+        shape = shape_of(value.type)
+        buffer = self.alloca(shape, elem)
+
+        def body(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            element = self.cast(self.element(value, idx, bd), elem, bd.builder)
+            bd.builder.insert(memref.StoreOp.get(element, buffer, idx))
+            return []
+
+        self.loop_nest(here, shape, body)
+        return buffer
 
     def _pack_pairs(self, b: SSAValue, here: Builder) -> SSAValue:
         """Block `b` (`[batch] x K x N`) in the layout of the pairs `blk.dot_tile` reads: a

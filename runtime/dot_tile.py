@@ -1,11 +1,16 @@
-"""LLVM IR for `blk.dot_tile`: a register tile of a `dot` whose products the CPU adds in
-pairs into 32-bit lanes.
+"""LLVM IR for `blk.dot_tile`: one register tile of a `dot`, its accumulators in vector
+registers across the whole inner dimension, each step broadcasting A's elements and
+loading B's row once per vector.
 
-For each lane j of each of the tile's vectors, one instruction adds
-``a[r, 2p] * b[2p, c + j] + a[r, 2p + 1] * b[2p + 1, c + j]`` to the accumulator: the pair
-of A (two adjacent elements of a row) is broadcast to every lane, and B's two rows are
-interleaved in registers, so neither buffer is copied. With an odd inner dimension the last
-pair's second element is zero.
+Without `pairs` (float32, float64; `convert-blk-to-loops` widens float16 and bfloat16
+operands to float32 buffers first), step k adds ``a[r, k] * b[k, c + j]`` to lane j of
+each accumulator with one fused multiply-add (`llvm.fma` on vectors), in the order of k:
+the results of the scalar loop, bit for bit.
+
+With `pairs`, step p adds ``a[r, 2p] * b[2p, c + j] + a[r, 2p + 1] * b[2p + 1, c + j]``
+with one instruction: the pair of A (two adjacent elements of a row) is broadcast to every
+lane, and B comes packed in pairs (`convert-blk-to-loops` loads its tile so), one vector
+load a step. With an odd inner dimension the last pair's second element is zero.
 
 | elements | accumulator | instruction |
 |---|---|---|
@@ -84,6 +89,16 @@ class _Tile:
         *self.batch, self.row0, self.col0 = (e.get(i) for i in op.indices)
         self.acc_vector = ir.VectorType(self.acc_elem, self.lanes)
         self.pair_vector = ir.VectorType(I16, 2 * self.lanes)
+        self.pairs = op.pairs is not None
+        self.elem_bytes = dtypes.from_xdsl(a.element_type).width // 8
+        self.acc_elem_bytes = dtypes.from_xdsl(c.element_type).width // 8
+
+    def splat(self, value: ir.Value) -> ir.Value:
+        """`value` (a scalar) in each of `lanes` lanes."""
+        vector = ir.VectorType(value.type, self.lanes)
+        lanes = ir.VectorType(I32, self.lanes)
+        one = self.b.insert_element(ir.Constant(vector, None), value, ir.Constant(I32, 0))
+        return self.b.shuffle_vector(one, ir.Constant(vector, None), ir.Constant(lanes, None))
 
     # -- addresses ---------------------------------------------------------------------
 
@@ -122,17 +137,14 @@ class _Tile:
             two = b.load(address, typ=ir.VectorType(self.elem, 2))
             two.align = 1
             pair = b.bitcast(self.widen(two, ir.VectorType(I16, 2)), I32)
-        vector = ir.VectorType(I32, self.lanes)
-        one = b.insert_element(ir.Constant(vector, None), pair, ir.Constant(I32, 0))
-        splat = b.shuffle_vector(one, ir.Constant(vector, None), ir.Constant(vector, None))
-        return b.bitcast(splat, self.pair_vector)
+        return b.bitcast(self.splat(pair), self.pair_vector)
 
     def b_pairs(self, pair: ir.Value, col: ir.Value) -> ir.Value:
         """The pairs of B (`rhs`, packed) at `pair` for `lanes` columns from `col`."""
         b = self.b
         address = self.address(self.op.rhs, [pair, col, ir.Constant(I64, 0)])
         load = b.load(address, typ=ir.VectorType(self.elem, 2 * self.lanes))
-        load.align = self.elem.width // 8
+        load.align = self.elem_bytes
         return self.widen(load, self.pair_vector)
 
     def multiply_add(self, acc: ir.Value, x: ir.Value, y: ir.Value) -> ir.Value:
@@ -146,6 +158,32 @@ class _Tile:
         name = _PAIR_INSTRUCTIONS["int"][self.lanes]
         fn = self.e.declare(name, self.acc_vector, [self.pair_vector, self.pair_vector])
         return b.add(acc, b.call(fn, [x, y]))
+
+    # -- one element a step (fused multiply-adds) ---------------------------------------
+
+    def fma_step(self, accs: Sequence[ir.Value], k: ir.Value) -> list[ir.Value]:
+        """`accs` after step `k` of the inner dimension: each row's element of A times
+        each vector of B's row k, added with one rounding."""
+        b = self.b
+        ys = []
+        for v in range(self.vectors):
+            address = self.address(self.op.rhs, [k, self.at(self.col0, v * self.lanes)])
+            load = b.load(address, typ=ir.VectorType(self.elem, self.lanes))
+            load.align = self.elem_bytes
+            ys.append(load)
+        fma = self.e.declare(
+            f"llvm.fma.v{self.lanes}{_suffix(self.acc_elem)}",
+            self.acc_vector,
+            [self.acc_vector] * 3,
+        )
+        out = list(accs)
+        for r in range(self.rows):
+            scalar = b.load(self.address(self.op.lhs, [self.at(self.row0, r), k]), typ=self.elem)
+            x = self.splat(scalar)
+            for v in range(self.vectors):
+                i = r * self.vectors + v
+                out[i] = b.call(fma, [x, ys[v], out[i]])
+        return out
 
     # -- the tile ----------------------------------------------------------------------
 
@@ -175,10 +213,10 @@ class _Tile:
         accs: list[ir.Value] = []
         for place in self.places():
             load = b.load(place, typ=self.acc_vector)
-            load.align = 4
+            load.align = self.acc_elem_bytes
             accs.append(load)
-        pairs = self.k // 2
-        if pairs:
+        steps = self.k // 2 if self.pairs else self.k
+        if steps:
             pre = b.block
             fn = b.function
             header = fn.append_basic_block("dot_tile.header")
@@ -193,9 +231,9 @@ class _Tile:
                 phi = b.phi(self.acc_vector)
                 phi.add_incoming(acc, pre)
                 phis.append(phi)
-            b.cbranch(b.icmp_signed("<", p, ir.Constant(I64, pairs)), body, done)
+            b.cbranch(b.icmp_signed("<", p, ir.Constant(I64, steps)), body, done)
             b.position_at_end(body)
-            nxt = self.step(phis, p, single=False)
+            nxt = self.step(phis, p, single=False) if self.pairs else self.fma_step(phis, p)
             latch = b.block
             p.add_incoming(b.add(p, ir.Constant(I64, 1)), latch)
             for phi, value in zip(phis, nxt, strict=True):
@@ -203,11 +241,15 @@ class _Tile:
             b.branch(header)
             b.position_at_end(done)
             accs = list(phis)
-        if self.k % 2:
+        if self.pairs and self.k % 2:
             accs = self.step(accs, ir.Constant(I64, self.k // 2), single=True)
         for value, place in zip(accs, self.places(), strict=True):
             store = b.store(value, b.bitcast(place, value.type.as_pointer()))
-            store.align = 4
+            store.align = self.acc_elem_bytes
+
+
+def _suffix(t: ir.Type) -> str:
+    return {"float": "f32", "double": "f64"}[str(t)]
 
 
 def emit_dot_tile(e: FunctionEmitter, op: blk.DotTileOp) -> None:

@@ -10,10 +10,15 @@
 // CHECK:         blk.addptr %b_ptr
 // CHECK-NEXT:    %[[B:.*]] = blk.load
 // CHECK-NEXT:    memref.store %[[B]], %[[PAIRS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<4x64x2xbf16>
-// CHECK:         blk.dot_tile %{{.*}}, %[[PAIRS]], %[[ACC]][%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<16x8xbf16>, memref<4x64x2xbf16>, memref<16x64xf32>
+// CHECK:         blk.dot_tile %{{.*}}, %[[PAIRS]], %[[ACC]][%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64, pairs} : memref<16x8xbf16>, memref<4x64x2xbf16>, memref<16x64xf32>
+// Without the pair instructions, both operands are converted to float32 buffers and the
+// tiles are fused multiply-adds.
 // PLAIN-LABEL: func.func @bf16_dot
-// PLAIN-NOT:     blk.dot_tile
-// PLAIN:         blk.fma
+// PLAIN-DAG:     %[[B:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x64xf32>
+// PLAIN-DAG:     %[[A:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x8xf32>
+// PLAIN:         blk.dot_tile %[[A]], %[[B]], %{{.*}}[%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32>
+// PLAIN-NOT:     blk.fma
+// PLAIN:         func.return
 func.func @bf16_dot(%a_ptr: !blk.ptr<bf16>, %b_ptr: !blk.ptr<bf16>, %d_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
   %ai = blk.arange 0, 128 : tensor<128xi32>
   %ap = blk.addptr %a_ptr, %ai : !blk.ptr<bf16>, tensor<128xi32> -> tensor<128x!blk.ptr<bf16>>
@@ -38,7 +43,7 @@ func.func @bf16_dot(%a_ptr: !blk.ptr<bf16>, %b_ptr: !blk.ptr<bf16>, %d_ptr: !blk
 // CHECK-DAG:     %[[ZERO:.*]] = blk.constant 0 : i8
 // CHECK-DAG:     %[[PAIRS:.*]] = memref.alloca() {alignment = 64 : i64} : memref<3x16x2xi8>
 // CHECK:         memref.store %[[ZERO]], %[[PAIRS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<3x16x2xi8>
-// CHECK:         blk.dot_tile {{.*}} : memref<8x5xi8>, memref<3x16x2xi8>, memref<8x16xi32>
+// CHECK:         blk.dot_tile {{.*}} {rows = 8 : i64, cols = 16 : i64, lanes = 16 : i64, pairs} : memref<8x5xi8>, memref<3x16x2xi8>, memref<8x16xi32>
 func.func @int8_dot_odd_k(%a_ptr: !blk.ptr<i8>, %b_ptr: !blk.ptr<i8>, %d_ptr: !blk.ptr<i32>) attributes {blk.kernel} {
   %ai = blk.arange 0, 40 : tensor<40xi32>
   %ap = blk.addptr %a_ptr, %ai : !blk.ptr<i8>, tensor<40xi32> -> tensor<40x!blk.ptr<i8>>
@@ -58,9 +63,14 @@ func.func @int8_dot_odd_k(%a_ptr: !blk.ptr<i8>, %b_ptr: !blk.ptr<i8>, %d_ptr: !b
 
 // -----
 
-// float16 has no pair instruction here (`pair-dot-types` does not name it), and a bfloat16
-// dot accumulating in float64, or with fewer columns than a vector, keeps the scalar loop.
+// float16 has no pair instruction (`pair-dot-types` cannot name it): its operands become
+// float32 buffers for fused multiply-add tiles. A bfloat16 dot accumulating in float64,
+// or with fewer columns than a vector, keeps the scalar tile (`blk.fma` on scalars).
 // CHECK-LABEL: func.func @no_pairs
+// CHECK:         blk.dot_tile {{.*}} {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32>
+// CHECK-NOT:     blk.dot_tile
+// CHECK:         blk.fma {{.*}} : f64
+// CHECK:         blk.fma {{.*}} : f32
 // CHECK-NOT:     blk.dot_tile
 // CHECK:         func.return
 func.func @no_pairs(%a_ptr: !blk.ptr<f16>, %b_ptr: !blk.ptr<f16>, %c_ptr: !blk.ptr<bf16>, %e_ptr: !blk.ptr<bf16>, %g_ptr: !blk.ptr<bf16>, %x_ptr: !blk.ptr<f32>, %y_ptr: !blk.ptr<f64>, %z_ptr: !blk.ptr<f32>) attributes {blk.kernel} {

@@ -1,7 +1,8 @@
-"""`dot` of bfloat16 and 8-bit integers through the instructions that add products in
-pairs (`blk.dot_tile`: `vdpbf16ps`, `pmaddwd`), where the CPU has them: which CPUs do,
-the loop IR that uses them, and results against NumPy for every tile shape, inner
-dimension (odd ones too) and vector width the host can run."""
+"""`dot`'s vector register tiles (`blk.dot_tile`): bfloat16 and 8-bit integers through the
+instructions that add products in pairs (`vdpbf16ps`, `pmaddwd`), where the CPU has them
+(which CPUs do, the loop IR that uses them, and results against NumPy for every tile
+shape, inner dimension, odd ones too, and vector width the host can run), and float tiles
+of fused multiply-adds, equal bit for bit to the scalar tile."""
 
 from __future__ import annotations
 
@@ -207,3 +208,53 @@ def test_bfloat16_dots_see_nan_and_infinity() -> None:
     assert (c[2, :5] == numpy.inf).all() and (c[[0, 3], 5] == -numpy.inf).all()
     assert numpy.isnan(c[2, 5])  # inf + -inf
     assert c[0, 0] == 4.0
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_vector_tiles_add_as_the_scalar_loop_does(
+    dtype: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # blk.dot_tile without pairs: one fused multiply-add a step, in order, as the scalar
+    # tile (which a dot whose rows are not whole vectors takes) does: equal bit for bit.
+    from blkc.dialects import blk
+
+    text = DOT_FLOAT.format(t={"float32": "f32", "float16": "f16"}[dtype])
+    rng = numpy.random.default_rng(11)
+    a = rng.standard_normal((16, 64)).astype(dtype)
+    b = rng.standard_normal((64, 64)).astype(dtype)
+    c0 = rng.standard_normal((16, 64)).astype(numpy.float32)
+    vector = blkc.compile(text)
+    assert "blk.dot_tile" in vector.asm["loops"]
+    monkeypatch.setattr(blk, "FMA_DOTS", {})
+    import blkc.passes.convert_blk_to_loops as lowering
+
+    monkeypatch.setattr(lowering, "_WIDENED_DOTS", {})
+    scalar = blkc.compile(text + "\n// the scalar tile\n")
+    assert "blk.dot_tile" not in scalar.asm["loops"]
+    out = [c0.copy(), c0.copy()]
+    vector[(1,)](a, b, out[0])
+    scalar[(1,)](a, b, out[1])
+    numpy.testing.assert_array_equal(out[0], out[1])
+
+
+DOT_FLOAT = """
+func.func @dot(%a: !blk.ptr<{t}>, %b: !blk.ptr<{t}>, %c: !blk.ptr<f32>)
+    attributes {{blk.kernel}} {{
+  %ia = blk.arange 0, 1024 : tensor<1024xi32>
+  %ib = blk.arange 0, 4096 : tensor<4096xi32>
+  %ap = blk.addptr %a, %ia : !blk.ptr<{t}>, tensor<1024xi32> -> tensor<1024x!blk.ptr<{t}>>
+  %bp = blk.addptr %b, %ib : !blk.ptr<{t}>, tensor<4096xi32> -> tensor<4096x!blk.ptr<{t}>>
+  %cp = blk.addptr %c, %ia : !blk.ptr<f32>, tensor<1024xi32> -> tensor<1024x!blk.ptr<f32>>
+  %a1 = blk.load %ap : tensor<1024x!blk.ptr<{t}>>
+  %b1 = blk.load %bp : tensor<4096x!blk.ptr<{t}>>
+  %c1 = blk.load %cp : tensor<1024x!blk.ptr<f32>>
+  %a2 = blk.reshape %a1 : tensor<1024x{t}> -> tensor<16x64x{t}>
+  %b2 = blk.reshape %b1 : tensor<4096x{t}> -> tensor<64x64x{t}>
+  %c2 = blk.reshape %c1 : tensor<1024xf32> -> tensor<16x64xf32>
+  %d = blk.dot %a2, %b2 acc %c2 acc_dtype = f32
+      : tensor<16x64x{t}>, tensor<64x64x{t}>, tensor<16x64xf32> -> tensor<16x64xf32>
+  %d1 = blk.reshape %d : tensor<16x64xf32> -> tensor<1024xf32>
+  blk.store %cp, %d1 : tensor<1024x!blk.ptr<f32>>
+  func.return
+}}
+"""

@@ -702,9 +702,17 @@ func.func @yield_outside(%x: i32) {
 
 // -----
 
-func.func @dot_tile_of_f16(%a: memref<8x4xf16>, %b: memref<2x32x2xf16>, %c: memref<8x32xf32>, %i: index) {
-  // expected-error @+1 {{operands hold f16 and f16; dot_tile multiplies two buffers of one of bfloat16, int8, uint8}}
-  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xf16>, memref<2x32x2xf16>, memref<8x32xf32>
+func.func @dot_tile_pairs_of_f16(%a: memref<8x4xf16>, %b: memref<2x32x2xf16>, %c: memref<8x32xf32>, %i: index) {
+  // expected-error @+1 {{operands hold f16 and f16; dot_tile with pairs multiplies two buffers of one of bfloat16, int8, uint8}}
+  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64, pairs} : memref<8x4xf16>, memref<2x32x2xf16>, memref<8x32xf32>
+  func.return
+}
+
+// -----
+
+func.func @dot_tile_of_bf16(%a: memref<8x4xbf16>, %b: memref<4x32xbf16>, %c: memref<8x32xf32>, %i: index) {
+  // expected-error @+1 {{operands hold bf16 and bf16; dot_tile multiplies two buffers of one of float32, float64}}
+  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xbf16>, memref<4x32xbf16>, memref<8x32xf32>
   func.return
 }
 
@@ -712,7 +720,7 @@ func.func @dot_tile_of_f16(%a: memref<8x4xf16>, %b: memref<2x32x2xf16>, %c: memr
 
 func.func @dot_tile_accumulator(%a: memref<8x4xi8>, %b: memref<2x32x2xi8>, %c: memref<8x32xf32>, %i: index) {
   // expected-error @+1 {{int8 products accumulate in int32, not memref<8x32xf32>}}
-  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xi8>, memref<2x32x2xi8>, memref<8x32xf32>
+  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64, pairs} : memref<8x4xi8>, memref<2x32x2xi8>, memref<8x32xf32>
   func.return
 }
 
@@ -720,7 +728,15 @@ func.func @dot_tile_accumulator(%a: memref<8x4xi8>, %b: memref<2x32x2xi8>, %c: m
 
 func.func @dot_tile_unpacked(%a: memref<8x4xbf16>, %b: memref<4x32xbf16>, %c: memref<8x32xf32>, %i: index) {
   // expected-error @+1 {{memref<8x4xbf16> times the pairs memref<4x32xbf16> does not give memref<8x32xf32>}}
-  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xbf16>, memref<4x32xbf16>, memref<8x32xf32>
+  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64, pairs} : memref<8x4xbf16>, memref<4x32xbf16>, memref<8x32xf32>
+  func.return
+}
+
+// -----
+
+func.func @dot_tile_inner_dimensions(%a: memref<8x4xf32>, %b: memref<5x32xf32>, %c: memref<8x32xf32>, %i: index) {
+  // expected-error @+1 {{memref<8x4xf32> times memref<5x32xf32> does not give memref<8x32xf32>}}
+  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xf32>, memref<5x32xf32>, memref<8x32xf32>
   func.return
 }
 
@@ -728,14 +744,14 @@ func.func @dot_tile_unpacked(%a: memref<8x4xbf16>, %b: memref<4x32xbf16>, %c: me
 
 func.func @dot_tile_too_wide(%a: memref<8x4xbf16>, %b: memref<2x32x2xbf16>, %c: memref<8x32xf32>, %i: index) {
   // expected-error @+1 {{a tile of 4 x 24 in vectors of 16 does not fit memref<8x32xf32>}}
-  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 24 : i64, lanes = 16 : i64} : memref<8x4xbf16>, memref<2x32x2xbf16>, memref<8x32xf32>
+  blk.dot_tile %a, %b, %c[%i, %i] {rows = 4 : i64, cols = 24 : i64, lanes = 16 : i64, pairs} : memref<8x4xbf16>, memref<2x32x2xbf16>, memref<8x32xf32>
   func.return
 }
 
 // -----
 
-func.func @dot_tile_indices(%a: memref<8x4xbf16>, %b: memref<2x32x2xbf16>, %c: memref<8x32xf32>, %i: index) {
+func.func @dot_tile_indices(%a: memref<8x4xf32>, %b: memref<4x32xf32>, %c: memref<8x32xf32>, %i: index) {
   // expected-error @+1 {{dot_tile takes 2 indices into memref<8x32xf32>}}
-  blk.dot_tile %a, %b, %c[%i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xbf16>, memref<2x32x2xbf16>, memref<8x32xf32>
+  blk.dot_tile %a, %b, %c[%i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xf32>, memref<4x32xf32>, memref<8x32xf32>
   func.return
 }

@@ -329,12 +329,14 @@ func.func @attributes_and_full_signatures(%x: tensor<16xf32>, %v: tensor<16xi8>,
 
 // -----
 
-// The register tile of a dot in loop IR (`convert-blk-to-loops{pair-dot-types=...}`).
+// The register tile of a dot in loop IR (`convert-blk-to-loops`).
 // CHECK-LABEL: func.func @dot_tile
-// CHECK: blk.dot_tile %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xbf16>, memref<2x32x2xbf16>, memref<8x32xf32>
-// CHECK: blk.dot_tile %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {rows = 2 : i64, cols = 16 : i64, lanes = 8 : i64, unsigned} : memref<3x2x5xi8>, memref<3x3x16x2xi8>, memref<3x2x16xi32>
-func.func @dot_tile(%a: memref<8x4xbf16>, %b: memref<2x32x2xbf16>, %c: memref<8x32xf32>, %x: memref<3x2x5xi8>, %y: memref<3x3x16x2xi8>, %z: memref<3x2x16xi32>, %i: index, %j: index) {
-  blk.dot_tile %a, %b, %c[%i, %j] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xbf16>, memref<2x32x2xbf16>, memref<8x32xf32>
-  blk.dot_tile %x, %y, %z[%i, %i, %j] {rows = 2 : i64, cols = 16 : i64, lanes = 8 : i64, unsigned} : memref<3x2x5xi8>, memref<3x3x16x2xi8>, memref<3x2x16xi32>
+// CHECK: blk.dot_tile %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64, pairs} : memref<8x4xbf16>, memref<2x32x2xbf16>, memref<8x32xf32>
+// CHECK: blk.dot_tile %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {rows = 2 : i64, cols = 16 : i64, lanes = 8 : i64, pairs, unsigned} : memref<3x2x5xi8>, memref<3x3x16x2xi8>, memref<3x2x16xi32>
+// CHECK: blk.dot_tile %{{.*}}, %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {rows = 3 : i64, cols = 16 : i64, lanes = 8 : i64} : memref<8x4xf64>, memref<4x32xf64>, memref<8x32xf64>
+func.func @dot_tile(%a: memref<8x4xbf16>, %b: memref<2x32x2xbf16>, %c: memref<8x32xf32>, %x: memref<3x2x5xi8>, %y: memref<3x3x16x2xi8>, %z: memref<3x2x16xi32>, %u: memref<8x4xf64>, %v: memref<4x32xf64>, %w: memref<8x32xf64>, %i: index, %j: index) {
+  blk.dot_tile %a, %b, %c[%i, %j] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64, pairs} : memref<8x4xbf16>, memref<2x32x2xbf16>, memref<8x32xf32>
+  blk.dot_tile %x, %y, %z[%i, %i, %j] {rows = 2 : i64, cols = 16 : i64, lanes = 8 : i64, pairs, unsigned} : memref<3x2x5xi8>, memref<3x3x16x2xi8>, memref<3x2x16xi32>
+  blk.dot_tile %u, %v, %w[%i, %j] {rows = 3 : i64, cols = 16 : i64, lanes = 8 : i64} : memref<8x4xf64>, memref<4x32xf64>, memref<8x32xf64>
   func.return
 }
