@@ -33,7 +33,7 @@ def test_gpu_targets_share_the_simt_lowering() -> None:
     # The CPU lowering sizes `dot`'s register tile from the host's vector registers.
     host = cpu_target.host()
     assert targets.lowering("cpu") == cpu.lowering_for(host)
-    assert (
-        f"convert-blk-to-loops{{vector-bits={host.vector_bits} "
-        f"vector-registers={host.vector_registers}}}" in targets.lowering("cpu").split(",")
-    )
+    registers = f"vector-bits={host.vector_bits} vector-registers={host.vector_registers}"
+    loops = f"convert-blk-to-loops{{{registers}"
+    pairs = f" pair-dot-types={','.join(host.pair_dot_types)}" if host.pair_dot_types else ""
+    assert loops + pairs + "}" in targets.lowering("cpu")
