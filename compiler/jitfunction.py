@@ -670,8 +670,8 @@ def _environment() -> tuple[Any, ...]:
     setting = sys.modules["blkc.promotion"].policy_setting()
     data = getattr(os.environ, "_data", None)
     if data is None:  # not CPython's os.environ
-        return (setting, *(os.environ.get(v) for v in _ENVIRONMENT))
-    return (setting, *(data.get(k) for k in _ENVIRONMENT_KEYS))
+        return (setting, *map(os.environ.get, _ENVIRONMENT))
+    return (setting, *map(data.get, _ENVIRONMENT_KEYS))
 
 
 _ENVIRONMENT = ("BLKC_POLICY", "BLKC_TARGET", "BLKC_CHECK_BOUNDS", "BLKC_STREAM_BYTES")

@@ -361,11 +361,19 @@ def no_overlap(spans: Sequence[tuple[int, int]]) -> bool:
 
 
 def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
-    if callable(grid):
+    """`grid` (or what the grid function `grid` gives for `meta`) as three sizes; a
+    TypeError or ValueError for anything that cannot be a grid."""
+    function = callable(grid)
+    if function:
         grid = grid(meta)
-        check_grid(grid, function=False)
-    else:
-        check_grid(grid)
+    if type(grid) is tuple and 0 < len(grid) <= 3:  # the common case, checked quickly
+        for g in grid:
+            if type(g) is not int or not 0 <= g < 2**31:
+                break
+        else:
+            padded = (*grid, 1, 1)
+            return padded[0], padded[1], padded[2]
+    check_grid(grid, function=not function)
     if isinstance(grid, int):
         grid = (grid,)
     grid = tuple(int(g) for g in grid)
