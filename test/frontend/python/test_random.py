@@ -116,9 +116,14 @@ def generate(target: str, seed: int, base: int, offset: Any, n: int = 100) -> nu
 
 SEEDS = [0, 42, -7, 0xFFFFFFFF, 0x0000000FCAFEB0BA]
 """int32 seeds (a negative one sign-extends), and int64 ones."""
-OFFSETS = [(tl.int32, 5), (tl.uint32, 2**31 + 9), (tl.int64, 2**33 - 40), (tl.int64, -60)]
+OFFSETS = [
+    (tl.int32, 5),
+    (tl.uint32, 2**31 + 9),
+    (tl.int64, 2**33 - 40),
+    (tl.int64, numpy.int64(-60)),
+]
 """Offset dtypes and first offsets: the int64 ones cross 2**32 and 0, so that their high
-words count."""
+words count (both bases int64 arguments: one compile for the two)."""
 
 
 CASES = [

@@ -90,9 +90,23 @@ def with_duplicates(dtype: Any, shape: tuple[int, ...]) -> numpy.ndarray:
     return rng.integers(-6, 6, shape).astype(numpy.float32).astype(dtype) / 2
 
 
-@pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: numpy.dtype(d).name)
-@pytest.mark.parametrize("descending", [False, True])
+FEW_DTYPES = [numpy.bool_, numpy.int8, numpy.uint64, numpy.float16, ml_dtypes.bfloat16]
+"""The dtypes every target sorts both ways (each sort compiles for a while): the others
+sort ascending on the CPU."""
+EVERY_DTYPE_CASES = [
+    (target, dtype, descending)
+    for target in TARGETS
+    for dtype in DTYPES
+    for descending in (False, True)
+    if dtype in FEW_DTYPES or (target == "cpu" and not descending)
+]
+
+
+@pytest.mark.parametrize(
+    ("target", "dtype", "descending"),
+    EVERY_DTYPE_CASES,
+    ids=lambda v: numpy.dtype(v).name if not isinstance(v, str | bool) else str(v),
+)
 def test_sort_every_dtype_matches_numpy(target: str, dtype: Any, descending: bool) -> None:
     x = with_duplicates(dtype, (4, 32))
     z = run(target, x, 32, descending, SORT)
