@@ -2579,6 +2579,11 @@ DIVISIBILITY_ATTR = "blk.divisibility"
 """Argument attribute: the int parameter is a multiple of this power of two (an i32),
 which the GPU lowering relies on and each launch checks."""
 
+NO_UNROLL_ATTR = "blk.no_unroll"
+"""The unit attribute of an `scf.for` in loop IR that LLVM unrolls at most twice (not fully):
+the steps of a sorting network (`sort_lowering`), which, unrolled fully and vectorized,
+took LLVM seconds to compile."""
+
 Blk = Dialect(
     "blk",
     [

@@ -122,6 +122,7 @@ class FunctionEmitter:
         """The program's ids (`pid_x`, `pid_y`, `pid_z`) and the grid's size (`nprog_x`,
         ...), as i32."""
         self._strings: dict[str, ir.GlobalVariable] = {}
+        self._no_unroll_md: ir.MDValue | None = None
 
     # -- functions ---------------------------------------------------------------------
 
@@ -238,9 +239,24 @@ class FunctionEmitter:
         yield_op = block.last_op
         assert isinstance(yield_op, scf.YieldOp)
         iv.add_incoming(self.builder.add(iv, step), self.builder.block)
-        self._close_loop(carried, yield_op, state, header, exit_)
+        back = self._close_loop(carried, yield_op, state, header, exit_)
+        if blk.NO_UNROLL_ATTR in op.attributes:
+            back.set_metadata("llvm.loop", self._no_unroll())
         for result, phi in zip(op.results, carried, strict=True):
             self.values[result] = phi
+
+    def _no_unroll(self) -> ir.MDValue:
+        """The loop metadata that keeps LLVM from unrolling a loop more than twice
+        (`blk.NO_UNROLL_ATTR`)."""
+        found = self._no_unroll_md
+        if found is None:
+            count = self.module.add_metadata(
+                [ir.MetaDataString(self.module, "llvm.loop.unroll.count"), ir.Constant(I32, 2)]
+            )
+            found = self.module.add_metadata([None, count])
+            found.operands = (found, count)  # a loop's metadata names itself first
+            self._no_unroll_md = found
+        return found
 
     def _state_phis(self, pre: ir.Block) -> list[ir.PhiInstr]:
         """At a loop header entered from `pre`: a phi for each value of `carried_state`,
@@ -260,17 +276,18 @@ class FunctionEmitter:
         state: Sequence[ir.PhiInstr],
         header: ir.Block,
         exit_: ir.Block,
-    ) -> None:
+    ) -> ir.Instruction:
         """Feed the yielded values (and the carried state) back to the loop's phis,
-        branch back to its header and continue after it."""
+        branch back to its header (the branch is returned) and continue after it."""
         latch = self.builder.block
         for phi, value in zip(phis, yield_op.operands, strict=True):
             phi.add_incoming(self.get(value), latch)
         for phi, state_value in zip(state, self.carried_state(), strict=True):
             phi.add_incoming(state_value, latch)
         self.set_carried_state(state)
-        self.builder.branch(header)
+        back = self.builder.branch(header)
         self.builder.position_at_end(exit_)
+        return back
 
     def emit_if(self, op: scf.IfOp) -> None:
         b = self.builder

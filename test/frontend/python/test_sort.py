@@ -280,3 +280,13 @@ def test_sort_needs_a_power_of_two_length() -> None:
 def test_sort_of_a_scalar_is_refused() -> None:
     message = compile_error(sort_scalar, X)
     assert_located(message, "scalar", "sort takes a block")
+
+
+def test_network_steps_are_not_unrolled_fully() -> None:
+    # Unrolled fully and vectorized, a 4 x 32 sort took LLVM seconds: its step loops carry
+    # loop metadata that allows two copies at most.
+    x = with_duplicates(numpy.float32, (4, 32))
+    kernel = sort_rows.warmup(x, x.copy(), ROWS=4, N=32, K=32, DESCENDING=False, OP=SORT)
+    assert "blk.no_unroll" in kernel.asm["loops"]
+    # LLVM unrolled each twice, and marks what it did: no more unrolling.
+    assert '!{!"llvm.loop.unroll.disable"}' in kernel.asm["llvm"]
