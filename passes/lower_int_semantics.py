@@ -22,6 +22,7 @@ from __future__ import annotations
 from abc import ABC
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math
@@ -610,8 +611,10 @@ class LowerBitcast(_LowerOp):
 # ------------------------------------------------------------------------------------
 
 
+@cache
 def signless(t: Attribute) -> Attribute:
-    """`t` with every unsigned integer type made signless (pointees and buffers too)."""
+    """`t` with every unsigned integer type made signless (pointees and buffers too).
+    Cached: a type is built (and verified) once, not for every value of a large kernel."""
     if isinstance(t, IntegerType) and t.signedness.data != Signedness.SIGNLESS:
         return IntegerType(t.width.data)
     if isinstance(t, PtrType):
