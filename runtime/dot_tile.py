@@ -217,29 +217,14 @@ class _Tile:
             accs.append(load)
         steps = self.k // 2 if self.pairs else self.k
         if steps:
-            pre = b.block
-            fn = b.function
-            header = fn.append_basic_block("dot_tile.header")
-            body = fn.append_basic_block("dot_tile.body")
-            done = fn.append_basic_block("dot_tile.exit")
-            b.branch(header)
-            b.position_at_end(header)
-            p = b.phi(I64)
-            p.add_incoming(ir.Constant(I64, 0), pre)
-            phis = []
-            for acc in accs:
-                phi = b.phi(self.acc_vector)
-                phi.add_incoming(acc, pre)
-                phis.append(phi)
-            b.cbranch(b.icmp_signed("<", p, ir.Constant(I64, steps)), body, done)
-            b.position_at_end(body)
-            nxt = self.step(phis, p, single=False) if self.pairs else self.fma_step(phis, p)
-            latch = b.block
-            p.add_incoming(b.add(p, ir.Constant(I64, 1)), latch)
-            for phi, value in zip(phis, nxt, strict=True):
-                phi.add_incoming(value, latch)
-            b.branch(header)
-            b.position_at_end(done)
+
+            def iteration(p: ir.Value, carried: Sequence[ir.Value]) -> list[ir.Value]:
+                if self.pairs:
+                    return self.step(carried, p, single=False)
+                return self.fma_step(carried, p)
+
+            bounds = (ir.Constant(I64, 0), ir.Constant(I64, steps), ir.Constant(I64, 1))
+            phis, _ = self.e.counted_loop(*bounds, accs, iteration, name="dot_tile")
             accs = list(phis)
         if self.pairs and self.k % 2:
             accs = self.step(accs, ir.Constant(I64, self.k // 2), single=True)

@@ -211,14 +211,44 @@ class FunctionEmitter:
         self.values[op.results[0]] = value
 
     def emit_loop(self, op: scf.ForOp) -> None:
-        b = self.builder
-        lb, ub, step = self.get(op.lb), self.get(op.ub), self.get(op.step)
+        block = op.body.blocks[0]
+
+        def iteration(iv: ir.Value, carried: Sequence[ir.Value]) -> list[ir.Value]:
+            self.values[block.args[0]] = iv
+            for arg, phi in zip(block.args[1:], carried, strict=True):
+                self.values[arg] = phi
+            self.emit_ops(block)
+            yield_op = block.last_op
+            assert isinstance(yield_op, scf.YieldOp)
+            return [self.get(v) for v in yield_op.operands]
+
         inits = [self.get(v) for v in op.iter_args]
+        bounds = (self.get(op.lb), self.get(op.ub), self.get(op.step))
+        carried, back = self.counted_loop(*bounds, inits, iteration)
+        if blk.NO_UNROLL_ATTR in op.attributes:
+            back.set_metadata("llvm.loop", self._no_unroll())
+        for result, phi in zip(op.results, carried, strict=True):
+            self.values[result] = phi
+
+    def counted_loop(
+        self,
+        lb: ir.Value,
+        ub: ir.Value,
+        step: ir.Value,
+        inits: Sequence[ir.Value],
+        iteration: Callable[[ir.Value, Sequence[ir.Value]], list[ir.Value]],
+        name: str = "for",
+    ) -> tuple[list[ir.PhiInstr], ir.Instruction]:
+        """A loop of its induction variable from `lb` while below `ub` by `step`, carrying
+        `inits`: `iteration(iv, carried)` emits one iteration and returns the next carried
+        values. Returns the carried values' phis (their values after the loop) and the
+        branch back to the header; the builder continues after the loop."""
+        b = self.builder
         pre = b.block
         fn = b.function
-        header = fn.append_basic_block("for.header")
-        body = fn.append_basic_block("for.body")
-        exit_ = fn.append_basic_block("for.exit")
+        header = fn.append_basic_block(f"{name}.header")
+        body = fn.append_basic_block(f"{name}.body")
+        exit_ = fn.append_basic_block(f"{name}.exit")
         b.branch(header)
         b.position_at_end(header)
         iv = b.phi(lb.type)
@@ -231,19 +261,10 @@ class FunctionEmitter:
         state = self._state_phis(pre)
         b.cbranch(b.icmp_signed("<", iv, ub), body, exit_)
         b.position_at_end(body)
-        block = op.body.blocks[0]
-        self.values[block.args[0]] = iv
-        for arg, phi in zip(block.args[1:], carried, strict=True):
-            self.values[arg] = phi
-        self.emit_ops(block)
-        yield_op = block.last_op
-        assert isinstance(yield_op, scf.YieldOp)
+        following = iteration(iv, carried)
         iv.add_incoming(self.builder.add(iv, step), self.builder.block)
-        back = self._close_loop(carried, yield_op, state, header, exit_)
-        if blk.NO_UNROLL_ATTR in op.attributes:
-            back.set_metadata("llvm.loop", self._no_unroll())
-        for result, phi in zip(op.results, carried, strict=True):
-            self.values[result] = phi
+        back = self._close_loop(carried, following, state, header, exit_)
+        return carried, back
 
     def _no_unroll(self) -> ir.MDValue:
         """The loop metadata that keeps LLVM from unrolling a loop more than twice
@@ -272,16 +293,16 @@ class FunctionEmitter:
     def _close_loop(
         self,
         phis: Sequence[ir.PhiInstr],
-        yield_op: scf.YieldOp,
+        following: Sequence[ir.Value],
         state: Sequence[ir.PhiInstr],
         header: ir.Block,
         exit_: ir.Block,
     ) -> ir.Instruction:
-        """Feed the yielded values (and the carried state) back to the loop's phis,
+        """Feed the `following` values (and the carried state) back to the loop's phis,
         branch back to its header (the branch is returned) and continue after it."""
         latch = self.builder.block
-        for phi, value in zip(phis, yield_op.operands, strict=True):
-            phi.add_incoming(self.get(value), latch)
+        for phi, value in zip(phis, following, strict=True):
+            phi.add_incoming(value, latch)
         for phi, state_value in zip(state, self.carried_state(), strict=True):
             phi.add_incoming(state_value, latch)
         self.set_carried_state(state)
@@ -354,7 +375,8 @@ class FunctionEmitter:
         self.emit_ops(after)
         yield_op = after.last_op
         assert isinstance(yield_op, scf.YieldOp)
-        self._close_loop(phis, yield_op, state, before_bb, exit_bb)
+        following = [self.get(v) for v in yield_op.operands]
+        self._close_loop(phis, following, state, before_bb, exit_bb)
         for result, value in zip(op.results, passed, strict=True):
             self.values[result] = value
 
