@@ -10,34 +10,13 @@ from pathlib import Path
 
 import numpy
 import pytest
+from test_native_pool import COUNTER  # a packed launcher counting the programs it runs
 
 from blkc.runtime import cache, jit, launch, native_pool
 
 pytestmark = pytest.mark.skipif(
     not native_pool.available() or launch.cores() < 2, reason="needs the native pool"
 )
-
-# A packed launcher that marks each program it runs: marks[program] += 1.
-MARKER = """
-define void @mark(ptr %argv, ptr %bounds, i64 %start, i64 %end, i32 %gx, i32 %gy, i32 %gz) {
-entry:
-  %marks = load ptr, ptr %argv
-  br label %loop
-loop:
-  %i = phi i64 [ %start, %entry ], [ %next, %body ]
-  %more = icmp slt i64 %i, %end
-  br i1 %more, label %body, label %done
-body:
-  %slot = getelementptr i32, ptr %marks, i64 %i
-  %old = load i32, ptr %slot
-  %new = add i32 %old, 1
-  store i32 %new, ptr %slot
-  %next = add i64 %i, 1
-  br label %loop
-done:
-  ret void
-}
-"""
 
 
 def _no_compiling(*_args: object, **_kwargs: object) -> None:
@@ -47,7 +26,7 @@ def _no_compiling(*_args: object, **_kwargs: object) -> None:
 def test_a_pool_started_from_the_disk_cache_runs_jobs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    marker = jit.compile_ir(MARKER, 2)
+    counter = jit.compile_ir(COUNTER, 2)
     monkeypatch.setenv("BLKC_CACHE_DIR", str(tmp_path))
     compiled = native_pool.compiled_module(platform.machine())
     assert compiled.object_code and list(tmp_path.glob("*/pool.o"))
@@ -57,8 +36,9 @@ def test_a_pool_started_from_the_disk_cache_runs_jobs(
         assert pool.module.object_code == compiled.object_code
         marks = numpy.zeros(300, numpy.int32)
         argv = native_pool.pack_arguments([ctypes.c_void_p(marks.ctypes.data)])
+        count = counter.address("count")
         for seats in (0, 1):
-            pool.run(marker.address("mark"), ctypes.addressof(argv), None, 300, 8, 300, 1, 1, seats)
+            pool.run(count, ctypes.addressof(argv), None, 300, 8, 300, 1, 1, seats)
             assert (marks == 1).all()
             marks[:] = 0
     finally:
