@@ -29,6 +29,7 @@ import os
 import re
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,6 +190,9 @@ class JITFunction(_Launchable):
         self.builds = 0
         """How many variants this function compiled from source (not found in a cache)."""
         self._variants: dict[tuple[Any, ...], Any] = {}
+        self._compiling = threading.RLock()
+        """Held while a variant is looked up or compiled, so that threads launching a new
+        variant at once compile it once."""
         self._captures: Captures | None = None
         """What the kernel reads from outside, as of its variants' compiles."""
         self._fast: list[_FastEntry] = []
@@ -375,51 +379,52 @@ class JITFunction(_Launchable):
         options = (policy, target or self.target, num_warps, arch)
         environment = tuple(os.environ.get(v) for v in ("BLKC_TARGET", "BLKC_CHECK_BOUNDS"))
         variant = (signature, options, environment)
-        captures = self._captures
-        if captures is None or not captures.fresh():
-            # A global the kernel reads changed (or nothing is compiled yet): every
-            # variant may depend on it.
-            self._variants.clear()
-            captures = self._captures = capture(self)
-        elif variant in self._variants:
-            return self._variants[variant], runtime
-        key = (captures.digest, signature)
+        with self._compiling:
+            captures = self._captures
+            if captures is None or not captures.fresh():
+                # A global the kernel reads changed (or nothing is compiled yet): every
+                # variant may depend on it.
+                self._variants.clear()
+                captures = self._captures = capture(self)
+            elif variant in self._variants:
+                return self._variants[variant], runtime
+            key = (captures.digest, signature)
 
-        def build() -> Any:
-            from xdsl.parser import Parser
+            def build() -> Any:
+                from xdsl.parser import Parser
 
-            from blkc.frontend.python import build_module
-            from blkc.pipeline import make_context
+                from blkc.frontend.python import build_module
+                from blkc.pipeline import make_context
 
-            self.builds += 1
-            ctx = make_context()
-            params = [
-                (name, Parser(ctx, spec.mlir).parse_type())
-                for name, spec in specs.items()
-                if spec.mlir is not None
-            ]
-            constants = {n: s.constant for n, s in specs.items() if s.mlir is None}
-            divisibility = [
-                16 if spec.hint == "True" else None
-                for spec in specs.values()
-                if spec.mlir is not None
-            ]
-            return build_module(self, params, constants, policy, divisibility)
+                self.builds += 1
+                ctx = make_context()
+                params = [
+                    (name, Parser(ctx, spec.mlir).parse_type())
+                    for name, spec in specs.items()
+                    if spec.mlir is not None
+                ]
+                constants = {n: s.constant for n, s in specs.items() if s.mlir is None}
+                divisibility = [
+                    16 if spec.hint == "True" else None
+                    for spec in specs.values()
+                    if spec.mlir is not None
+                ]
+                return build_module(self, params, constants, policy, divisibility)
 
-        from blkc.frontend.source import parse_function
+            from blkc.frontend.source import parse_function
 
-        kernel = compile_cached(
-            key,
-            build,
-            policy=policy,
-            filename=parse_function(self.fn).filename,
-            check_bounds=self.check_bounds,
-            target=target or self.target,
-            num_warps=num_warps or 4,
-            arch=arch,
-        )
-        self._variants[variant] = kernel
-        return kernel, runtime
+            kernel = compile_cached(
+                key,
+                build,
+                policy=policy,
+                filename=parse_function(self.fn).filename,
+                check_bounds=self.check_bounds,
+                target=target or self.target,
+                num_warps=num_warps or 4,
+                arch=arch,
+            )
+            self._variants[variant] = kernel
+            return kernel, runtime
 
     # -- launching ---------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ import ast
 import inspect
 import linecache
 import textwrap
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import CellType
@@ -47,6 +48,11 @@ class ParsedFunction:
 
 
 _PARSED: dict[Callable[..., Any], ParsedFunction] = {}
+_AST_LOCK = threading.Lock()
+"""Held around `ast.parse`: in CPython 3.11 the converter that builds the Python AST objects
+keeps its recursion depth in state that all threads share, so two threads parsing
+at once (Dask's threaded scheduler compiling one kernel per worker) can fail with
+"AST constructor recursion depth mismatch"."""
 _REPLACED: dict[Callable[..., Any], tuple[list[str], int, str]] = {}
 """Functions whose source was replaced (`JITFunction._unsafe_update_src`) or came with them
 (`adopt_source`): the lines, the line number of the first, and the file name under which
@@ -143,7 +149,9 @@ def _inspect_source(fn: Callable[..., Any]) -> tuple[list[str], int, str]:
 
 def _parse(lines: list[str]) -> ast.Module | SyntaxError:
     try:
-        return ast.parse(textwrap.dedent("".join(lines)))
+        text = textwrap.dedent("".join(lines))
+        with _AST_LOCK:
+            return ast.parse(text)
     except SyntaxError as err:
         return err
 
