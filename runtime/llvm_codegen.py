@@ -26,7 +26,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
-from blkc.runtime import access_ranges
+from blkc.runtime import access_ranges, deferred_atomics
 from blkc.runtime.dot_tile import emit_dot_tile
 from blkc.runtime.llvm_emitter import (
     HANDLERS,
@@ -162,7 +162,11 @@ class CpuKernelEmitter(FunctionEmitter):
         name = self.function.sym_name.data
         params = list(self.function.function_type.inputs.data)
         abi = [abi_type(t) for t in params]
-        kernel_type = ir.FunctionType(ir.VoidType(), [*abi, PTR, *([I32] * 6)])
+        self.deferred = {op: i for i, op in enumerate(deferred_atomics.deferrable(self.function))}
+        # A kernel with deferred atomics also takes its accumulators and whether it is the
+        # last program of the launcher's run (see `emit_atomic_rmw`).
+        extra = [PTR] * len(self.deferred) + ([I1] if self.deferred else [])
+        kernel_type = ir.FunctionType(ir.VoidType(), [*abi, PTR, *([I32] * 6), *extra])
         kernel = ir.Function(self.module, kernel_type, name=f"{name}__kernel")
         kernel.linkage = "internal"
         kernel.attributes.add("alwaysinline")
@@ -185,8 +189,13 @@ class CpuKernelEmitter(FunctionEmitter):
                     for i in (2 * index, 2 * index + 1)
                 )
                 self.ranges[index] = (first, end)
-        for grid_name, llvm_arg in zip(GRID_PARAMS, kernel.args[len(params) + 1 :], strict=True):
+        grid_args = kernel.args[len(params) + 1 : len(params) + 7]
+        for grid_name, llvm_arg in zip(GRID_PARAMS, grid_args, strict=True):
             self.grid[grid_name] = llvm_arg
+        self.accumulators = list(
+            kernel.args[len(params) + 7 : len(params) + 7 + len(self.deferred)]
+        )
+        self.last_program = kernel.args[-1] if self.deferred else None
         self.table = bounds
         self.threshold_slot = 2 * len(params)
         self._wanted: ir.Value | None = None
@@ -341,6 +350,12 @@ class CpuKernelEmitter(FunctionEmitter):
         loop = fn.append_basic_block("loop")
         done = fn.append_basic_block("done")
         b = ir.IRBuilder(entry)
+        accumulators = []
+        for op in self.deferred:
+            element = self.pointee(op.ptr)
+            slot = b.alloca(element)
+            b.store(_identity(op, element), slot)
+            accumulators.append(slot)
         gx64, gy64 = b.sext(gx, I64), b.sext(gy, I64)
         b.cbranch(b.icmp_signed("<", start, end), loop, done)
         b = ir.IRBuilder(loop)
@@ -350,8 +365,9 @@ class CpuKernelEmitter(FunctionEmitter):
         rest = b.sdiv(linear, gx64)
         y = b.trunc(b.srem(rest, gy64), I32)
         z = b.trunc(b.sdiv(rest, gy64), I32)
-        b.call(kernel, [*args[: len(abi)], bounds, x, y, z, gx, gy, gz])
         following = b.add(linear, ir.Constant(I64, 1))
+        extra = [*accumulators, b.icmp_signed("==", following, end)] if accumulators else []
+        b.call(kernel, [*args[: len(abi)], bounds, x, y, z, gx, gy, gz, *extra])
         linear.add_incoming(following, loop)
         b.cbranch(b.icmp_signed("<", following, end), loop, done)
         b = ir.IRBuilder(done)
@@ -547,6 +563,37 @@ class CpuKernelEmitter(FunctionEmitter):
         nanos = b.load(b.gep(spec, [zero, ir.Constant(I32, 1)]))
         self.set(op, b.add(b.mul(seconds, ir.Constant(I64, 1_000_000_000)), nanos))
 
+    def emit_atomic_rmw(self, op: blk.AtomicRMWOp, value: ir.Value | None = None) -> None:
+        """An atomic; a deferred one (`deferred_atomics`) combines its value into the run's
+        accumulator instead, and the run's last program applies the accumulated value."""
+        index = self.deferred.get(op)
+        if index is None or value is not None:
+            super().emit_atomic_rmw(op, value)
+            return
+        b = self.builder
+        slot = self.accumulators[index]
+        element = self.pointee(op.ptr)
+        combined = _combine(b, op, b.load(slot, typ=element), self.get(op.value))
+        b.store(combined, slot)
+        assert self.last_program is not None
+        fn, start, bad = b.function, b.block, self.bad
+        apply, applied = (
+            fn.append_basic_block("deferred.apply"),
+            fn.append_basic_block("deferred.end"),
+        )
+        b.cbranch(self.last_program, apply, applied)
+        b.position_at_end(apply)
+        super().emit_atomic_rmw(op, combined)
+        apply_end = b.block
+        b.branch(applied)
+        b.position_at_end(applied)
+        if self.bad is not bad:  # the bounds check inside: merge what it recorded
+            merged = b.phi(I1)
+            merged.add_incoming(bad, start)
+            merged.add_incoming(self.bad, apply_end)
+            self.bad = merged
+        self.set(op, ir.Constant(element, None))  # unused (`deferrable` checked)
+
     def emit_assert(self, op: blk.AssertOp) -> None:
         from blkc.diagnostics import op_location
 
@@ -557,11 +604,43 @@ class CpuKernelEmitter(FunctionEmitter):
         self.emit_assertion(self.get(op.cond), lambda: self.builder.call(fail, [message]))
 
 
+def _identity(op: blk.AtomicRMWOp, element: ir.Type) -> ir.Constant:
+    """The value that atomic `op`'s kind combines into anything unchanged."""
+    kind = op.kind.data.value
+    if isinstance(element, ir.IntType):
+        width = element.width
+        unsigned = blk.UNSIGNED_ATTR in op.attributes
+        identity = {
+            "add": 0,
+            "or": 0,
+            "xor": 0,
+            "and": -1,
+            "max": 0 if unsigned else -(2 ** (width - 1)),
+            "min": -1 if unsigned else 2 ** (width - 1) - 1,
+        }[kind]
+        return ir.Constant(element, identity)
+    assert kind == "add"
+    return ir.Constant(element, -0.0)  # x + -0.0 is x, -0.0 included
+
+
+def _combine(b: ir.IRBuilder, op: blk.AtomicRMWOp, acc: ir.Value, value: ir.Value) -> ir.Value:
+    """`acc` and `value` combined as atomic `op` combines them in memory."""
+    kind = op.kind.data.value
+    if not isinstance(acc.type, ir.IntType):
+        return b.fadd(acc, value)
+    if kind in ("max", "min"):
+        unsigned = blk.UNSIGNED_ATTR in op.attributes
+        compare = b.icmp_unsigned if unsigned else b.icmp_signed
+        return b.select(compare(">" if kind == "max" else "<", acc, value), acc, value)
+    return {"add": b.add, "and": b.and_, "or": b.or_, "xor": b.xor}[kind](acc, value)
+
+
 _HANDLERS: dict[type[Operation], Handler] = {
     **HANDLERS,
     scf.ForOp: CpuKernelEmitter.emit_for,
     arith.SelectOp: CpuKernelEmitter.emit_select,
     blk.StoreOp: CpuKernelEmitter.emit_store,
+    blk.AtomicRMWOp: CpuKernelEmitter.emit_atomic_rmw,
     blk.PrintOp: CpuKernelEmitter.emit_print,
     blk.AssertOp: CpuKernelEmitter.emit_assert,
     blk.GlobalTimerOp: CpuKernelEmitter.emit_global_timer,

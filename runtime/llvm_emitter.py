@@ -486,7 +486,8 @@ class FunctionEmitter:
 
         self.guarded(self.access_condition(op, op.ptr, self._mask(op)), store)
 
-    def emit_atomic_rmw(self, op: blk.AtomicRMWOp) -> None:
+    def emit_atomic_rmw(self, op: blk.AtomicRMWOp, value: ir.Value | None = None) -> None:
+        """`op`, combining `value` (default: its operand's) into memory."""
         b = self.builder
         element = self.pointee(op.ptr)
         is_float = isinstance(element, ir.FloatType | ir.DoubleType | ir.HalfType)
@@ -504,10 +505,11 @@ class FunctionEmitter:
             "xor": "xor",
             "xchg": "xchg",
         }
-        ptr, value = self.get(op.ptr), self.get(op.value)
+        ptr = self.get(op.ptr)
+        combined = self.get(op.value) if value is None else value
 
         def rmw() -> ir.Value:
-            return b.atomic_rmw(names[kind], ptr, value, "acq_rel")
+            return b.atomic_rmw(names[kind], ptr, combined, "acq_rel")
 
         result = self.guarded(self.access_condition(op, op.ptr, self._mask(op)), rmw)
         assert result is not None
