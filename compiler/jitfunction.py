@@ -44,6 +44,7 @@ from blkc.runtime.grid import (
     Launchable,
     check_num_cpu_threads,
     for_user,
+    normalize_grid,
     user_entry,
 )
 
@@ -308,6 +309,11 @@ class JITFunction(_Launchable):
         return self._slow_spec(name, value)
 
     @functools.cached_property
+    def _option_names(self) -> frozenset[str]:
+        """Launch and ignored Triton options that are not parameters of the kernel."""
+        return (frozenset(_LAUNCH_OPTIONS) | _IGNORED_OPTIONS) - frozenset(self.arg_names)
+
+    @functools.cached_property
     def _constexpr_names(self) -> frozenset[str]:
         return frozenset(self.constexprs)
 
@@ -463,6 +469,11 @@ class JITFunction(_Launchable):
     def _meta(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         """The arguments by name that a grid function gets, for a launch's arguments and
         keywords (launch options included)."""
+        if kwargs.keys().isdisjoint(self._option_names):
+            try:  # the common case: keywords that are all parameters
+                return self._binder(*args, **kwargs)
+            except TypeError:
+                pass  # `_bind` says what is wrong
         options = {n: kwargs[n] for n in ("num_warps", "num_cpu_threads") if n in kwargs}
         rest = {k: v for k, v in kwargs.items() if k not in _LAUNCH_OPTIONS}
         return self._bind(args, self._with_options(rest, **options))
@@ -768,8 +779,6 @@ class _GridLaunch:
     __slots__ = ("fn", "grid", "sizes")
 
     def __init__(self, fn: JITFunction, grid: Grid):
-        from blkc.runtime.launch import normalize_grid
-
         self.fn = fn
         self.grid = grid
         self.sizes: tuple[int, int, int] | None = None
@@ -785,8 +794,6 @@ class _GridLaunch:
             if fn._fast:
                 sizes = self.sizes
                 if sizes is None and callable(self.grid):
-                    from blkc.runtime.launch import normalize_grid
-
                     sizes = normalize_grid(self.grid, fn._meta(args, kwargs))
                 if sizes is not None and fn._launch_fast(sizes, args, kwargs):
                     return

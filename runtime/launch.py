@@ -26,7 +26,7 @@ import numpy
 
 from blkc import dtypes
 from blkc.runtime.arrays import as_array
-from blkc.runtime.grid import Grid, check_grid, check_num_cpu_threads
+from blkc.runtime.grid import check_num_cpu_threads
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ThreadPoolExecutor
@@ -358,33 +358,6 @@ def no_overlap(spans: Sequence[tuple[int, int]]) -> bool:
 # ------------------------------------------------------------------------------------
 # The grid
 # ------------------------------------------------------------------------------------
-
-
-def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
-    """`grid` (or what the grid function `grid` gives for `meta`) as three sizes; a
-    TypeError or ValueError for anything that cannot be a grid."""
-    function = callable(grid)
-    if function:
-        grid = grid(meta)
-    if type(grid) is tuple and 0 < len(grid) <= 3:  # the common case, checked quickly
-        for g in grid:
-            if type(g) is not int or not 0 <= g < 2**31:
-                break
-        else:
-            padded = (*grid, 1, 1)
-            return padded[0], padded[1], padded[2]
-    check_grid(grid, function=not function)
-    if isinstance(grid, int):
-        grid = (grid,)
-    grid = tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3:
-        raise ValueError(f"a grid has 1 to 3 axes, got {grid}")
-    if any(g < 0 for g in grid):
-        raise ValueError(f"grid sizes must not be negative, got {grid}")
-    if any(g >= 2**31 for g in grid):
-        raise ValueError(f"grid sizes must be below 2**31, got {grid}")
-    padded = (*grid, 1, 1)[:3]
-    return padded[0], padded[1], padded[2]
 
 
 @cache

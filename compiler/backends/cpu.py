@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from blkc.backends import Backend, TargetOptions
 from blkc.runtime import cache, launch
+from blkc.runtime.grid import normalize_grid
 from blkc.runtime.jit import CompiledModule, compile_ir, load_object
 
 if TYPE_CHECKING:
@@ -206,7 +207,7 @@ class CpuBackend(Backend):
         converted = launch.convert_args(
             kernel.name, kernel.param_types, args, kernel.writes, kernel.param_names, kernel.slots
         )
-        shape = launch.normalize_grid(grid, meta)
+        shape = normalize_grid(grid, meta)
         binary = program.binary(launch.no_overlap(converted.spans))
         bounds = launch.array_bounds(kernel.slots, converted.spans)
         launch.run_grid(

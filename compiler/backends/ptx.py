@@ -19,6 +19,7 @@ from blkc.backends import Backend, TargetOptions
 from blkc.backends.cpu_simt import simt_lowering
 from blkc.pipeline import run_pipeline
 from blkc.runtime.gpu_kernel import STAGES, GpuKernel, build_gpu_kernel
+from blkc.runtime.grid import normalize_grid
 
 if TYPE_CHECKING:
     from blkc.kernel import Kernel
@@ -54,9 +55,9 @@ class PtxBackend(Backend):
         num_cpu_threads: int | None = None,
     ) -> None:
         """Run on the GPU (`num_cpu_threads`, a CPU option, is ignored)."""
-        from blkc.runtime import cuda_launch, launch
+        from blkc.runtime import cuda_launch
 
-        shape = launch.normalize_grid(grid, meta)
+        shape = normalize_grid(grid, meta)
         cuda_launch.launch(kernel.program, kernel.params, shape, args, kernel.writes)
 
     def program_meta(self, program: GpuKernel) -> dict[str, Any]:

@@ -286,3 +286,32 @@ def test_the_stubs_abi_is_the_code_generators() -> None:
     texts += [f"si{w}" for w in (8, 16, 32, 64)] + ["!blk.ptr<f32>", "!blk.ptr<ui8>"]
     for text, attribute in zip(texts, parse_attributes(texts), strict=True):
         assert str(fast_launch.abi_type(text)) == str(abi_type(attribute)), text
+
+
+@blkc.jit
+def with_defaults(x_ptr, out_ptr, n, factor=2.0, num_warps=1, BLOCK: tl.constexpr = 16):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * factor * num_warps, mask=mask)
+
+
+def test_grid_functions_get_the_arguments_by_name_defaults_included() -> None:
+    x = numpy.arange(40, dtype=numpy.float32)
+    seen: list[dict[str, object]] = []
+
+    def grid(meta: dict[str, object]) -> tuple[int]:
+        seen.append({k: v for k, v in meta.items() if k not in ("x_ptr", "out_ptr")})
+        return (blkc.cdiv(40, meta["BLOCK"]),)  # type: ignore[operator]
+
+    for _ in range(3):  # through Python, then through the launch stub
+        out = numpy.zeros(40, numpy.float32)
+        with_defaults[grid](x, out, 40, BLOCK=8)
+        assert out.tolist() == (2 * x).tolist()
+    out = numpy.zeros(40, numpy.float32)
+    # A launch option the kernel has a parameter for reaches it; others do not.
+    with_defaults[grid](x, out, 40, 0.5, num_warps=4, num_stages=3, num_cpu_threads=1)
+    assert out.tolist() == (2 * x).tolist()
+    defaults = {"n": 40, "factor": 2.0, "num_warps": 1, "BLOCK": 8}
+    assert seen == [defaults] * 3 + [{**defaults, "factor": 0.5, "num_warps": 4, "BLOCK": 16}]
+    with pytest.raises(TypeError, match="kernel 'with_defaults'.*'n'"):
+        with_defaults[grid](x, out)
