@@ -26,10 +26,8 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import stat
 import sys
-import tempfile
 import time
 import warnings
 from functools import cache
@@ -249,6 +247,26 @@ def _environment() -> str:
     return "\n".join(parts)
 
 
+def key_without_host(*parts: object) -> str:
+    """A key of `parts` under blkc's version and sources and llvmlite's version (for what
+    describes the host itself: `cpu_target.host`)."""
+    blkc, llvmlite = versions("blkc", "llvmlite")
+    digest = hashlib.sha256("\n".join([blkc, _compiler_source(), llvmlite]).encode())
+    for part in parts:
+        digest.update(b"\0" + repr(part).encode())
+    return digest.hexdigest()[:32]
+
+
+def load_json(path: Path) -> object:
+    """The JSON a cache file holds (written by `store_json`), or None."""
+    return _load_json(path)
+
+
+def store_json(path: Path, value: object) -> None:
+    """Write `value` as JSON to a cache file, atomically."""
+    _write(path, json.dumps(value).encode())
+
+
 def key(*parts: object) -> str:
     digest = hashlib.sha256(_environment().encode())
     for part in parts:
@@ -323,6 +341,8 @@ def _write(path: Path, data: bytes) -> None:
     the whole new one)."""
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        import tempfile  # not imported by a process that only reads the cache
+
         handle, temporary = tempfile.mkstemp(dir=path.parent)
     except OSError:
         return
@@ -374,6 +394,8 @@ def _evict(root: Path, written: int) -> None:
     for _, size, folder in found:
         if total <= limit():
             break
+        import shutil
+
         shutil.rmtree(folder, ignore_errors=True)
         total -= size
 
@@ -392,12 +414,14 @@ def info() -> str:
 
 
 def clear() -> int:
-    """Remove every entry, and the hashes of sources (`sources_digest`); return how many
-    entries there were."""
+    """Remove every entry, the hashes of sources (`sources_digest`) and the host CPU's
+    description (`cpu_target.host`); return how many entries there were."""
+    import shutil
+
     root = _configured_root()
     found = entries(root)
     for _, _, folder in found:
         shutil.rmtree(folder, ignore_errors=True)
-    for manifest in root.glob("sources-*.json"):
-        manifest.unlink(missing_ok=True)
+    for kept in [*root.glob("sources-*.json"), *root.glob("host-*.json")]:
+        kept.unlink(missing_ok=True)
     return len(found)

@@ -1,6 +1,8 @@
 """The CPU the `cpu` target compiles for, described by what the code generator needs.
 
-`host()` reads the host's CPU name and features from LLVM (what `lscpu` calls flags) and
+`host()` reads the host's CPU name and features from LLVM (what `lscpu` calls flags; kept
+in the kernel cache under the CPU's /proc/cpuinfo identity, so that a process whose
+kernels are cached need not load LLVM) and
 derives from the features alone, never from the CPU's name, the vector registers the
 lowering sizes `dot`'s register tile by (`convert-blk-to-loops{vector-bits=...
 vector-registers=...}`):
@@ -143,20 +145,54 @@ def parse_switches(text: str) -> str:
 @cache
 def host() -> CpuTarget:
     """The host CPU, with `BLKC_CPU_FEATURES`'s switches applied."""
+    switches = parse_switches(os.environ.get(_FEATURES_ENV, ""))
+    triple, name, features = _host_description(switches)
+    bits, registers = describe_features(triple, features)
+    pairs = pair_dot_types(triple, features, bits)
+    return CpuTarget(triple, name, features, bits, registers, pairs)
+
+
+def _llvm_description(switches: str) -> tuple[str, str, str]:
+    """LLVM's triple, name and features of the host CPU, `switches` applied."""
     import llvmlite.binding as llvm
 
     from blkc.runtime.jit import initialize
 
     initialize()
     features = llvm.get_host_cpu_features().flatten()
-    switches = parse_switches(os.environ.get(_FEATURES_ENV, ""))
     if switches:
-        features = f"{features},{switches}" if features else switches
-        features = _closed(features)
-    triple = llvm.get_process_triple()
-    bits, registers = describe_features(triple, features)
-    pairs = pair_dot_types(triple, features, bits)
-    return CpuTarget(triple, llvm.get_host_cpu_name(), features, bits, registers, pairs)
+        features = _closed(f"{features},{switches}" if features else switches)
+    return llvm.get_process_triple(), llvm.get_host_cpu_name(), features
+
+
+CPUINFO = Path("/proc/cpuinfo")
+_IDENTITY = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags")
+"""The lines of the first processor in /proc/cpuinfo that identify the CPU and what it can
+run (its clock, cache and core numbers vary and are left out)."""
+
+
+def _host_description(switches: str) -> tuple[str, str, str]:
+    """`_llvm_description`, kept in the kernel cache under what identifies the CPU (Linux's
+    /proc/cpuinfo, llvmlite's version and the switches): asking LLVM means loading it,
+    which a new process whose kernels are all cached never needs otherwise."""
+    from blkc.runtime import cache
+
+    try:
+        first = CPUINFO.read_text().split("\n\n", 1)[0]
+    except OSError:
+        return _llvm_description(switches)
+    lines = [line for line in first.splitlines() if line.split(":")[0].strip() in _IDENTITY]
+    root = cache.directory() if cache.enabled() and lines else None
+    if root is None:
+        return _llvm_description(switches)
+    key = cache.key_without_host("host-cpu", lines, switches)
+    path = root / f"host-{key[:16]}.json"
+    stored = cache.load_json(path)
+    if isinstance(stored, list) and len(stored) == 3 and all(isinstance(v, str) for v in stored):
+        return stored[0], stored[1], stored[2]
+    described = _llvm_description(switches)
+    cache.store_json(path, list(described))
+    return described
 
 
 SYSFS_CACHES = Path("/sys/devices/system/cpu/cpu0/cache")

@@ -18,6 +18,15 @@ import llvmlite.binding as llvm
 _lock = threading.Lock()
 
 
+def _runtime_symbols() -> None:
+    """The symbols blkc's runtime registered before LLVM was loaded (`elf_loader`), and the
+    C math library, which LLVM searches only when loaded through it."""
+    from blkc.runtime.elf_loader import runtime_symbols
+
+    add_symbols(runtime_symbols())
+    load_libm()
+
+
 @cache
 def initialize() -> None:
     """Initialize LLVM's native target, its assembly printer and parser (once)."""
@@ -134,8 +143,20 @@ class CompiledModule:
         return address
 
     def assembly(self) -> str:
+        return assembly(self.llvm_ir)
+
+
+def assembly(llvm_ir: str) -> str:
+    """The host assembly of (optimized) LLVM IR text."""
+    with _lock:
         tm = _target_machine(3)
-        return tm.emit_assembly(llvm.parse_assembly(self.llvm_ir))
+        return tm.emit_assembly(llvm.parse_assembly(llvm_ir))
+
+
+def add_symbols(symbols: dict[str, int]) -> None:
+    """Make each name resolve to its address in the code LLVM loads from now on."""
+    for name, address in symbols.items():
+        llvm.add_symbol(name, address)
 
 
 def _check_symbols(module: llvm.ModuleRef) -> None:
@@ -239,3 +260,6 @@ def _load_library(name: str) -> bool:
     except RuntimeError:
         return False
     return True
+
+
+_runtime_symbols()

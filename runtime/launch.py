@@ -103,13 +103,12 @@ running kernel checks it at each iteration and stops."""
 @cache
 def register_runtime_symbols() -> None:
     """Symbols generated code uses besides libm: `blkc_assert_fail`, `blkc_cancel`."""
-    import llvmlite.binding as llvm
+    from blkc.runtime.elf_loader import register_symbol
 
-    from blkc.runtime.jit import load_libm
-
-    load_libm()
-    llvm.add_symbol("blkc_assert_fail", ctypes.cast(_assert_fail, ctypes.c_void_p).value)
-    llvm.add_symbol("blkc_cancel", ctypes.addressof(_cancel))
+    address = ctypes.cast(_assert_fail, ctypes.c_void_p).value
+    assert address is not None
+    register_symbol("blkc_assert_fail", address)
+    register_symbol("blkc_cancel", ctypes.addressof(_cancel))
 
 
 # ------------------------------------------------------------------------------------

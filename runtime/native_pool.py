@@ -47,6 +47,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from blkc.runtime.elf_loader import NativeModule
     from blkc.runtime.jit import CompiledModule
 
 _SPIN = 2000
@@ -282,17 +283,22 @@ _OPT = 2
 """The LLVM optimization level the pool's module is compiled at."""
 
 
-def compiled_module(machine: str) -> CompiledModule:
+def compiled_module(machine: str) -> CompiledModule | NativeModule:
     """The pool's module, JIT-compiled for `machine`: its object code from the disk cache
     where a process stored it (keyed as kernels are, so a changed blkc, llvmlite or host
     CPU compiles it again), else compiled (about 30 ms) and stored."""
     from blkc.runtime import cache
-    from blkc.runtime.jit import compile_ir, load_object
+    from blkc.runtime.elf_loader import load_module
 
     key = cache.key("native-pool", machine, _OPT)
     found = cache.load_binary(key, "pool")
     if found is not None:
-        return load_object(*found)
+        try:
+            return load_module(*found)
+        except RuntimeError:
+            pass  # an entry this process cannot load: compile again
+    from blkc.runtime.jit import compile_ir
+
     compiled = compile_ir(_module_ir(machine), _OPT)
     if compiled.object_code is not None:
         cache.store_binary(key, "pool", compiled.llvm_ir, compiled.object_code)
@@ -301,13 +307,11 @@ def compiled_module(machine: str) -> CompiledModule:
 
 class _Pool:
     def __init__(self, workers: int):
-        import llvmlite.binding as llvm
+        from blkc.runtime.elf_loader import register_symbol
 
-        from blkc.runtime.jit import initialize
-
-        initialize()
-        libc = ctypes.CDLL(None)
-        llvm.add_symbol("syscall", ctypes.cast(libc.syscall, ctypes.c_void_p).value)
+        syscall = ctypes.cast(ctypes.CDLL(None).syscall, ctypes.c_void_p).value
+        assert syscall is not None
+        register_symbol("syscall", syscall)
         self.module = compiled_module(platform.machine())
         self.run_address = self.module.address("blkc_pool_run")
         self.run = ctypes.CFUNCTYPE(

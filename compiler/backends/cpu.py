@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from blkc.backends import Backend, TargetOptions
 from blkc.runtime import cache, launch
+from blkc.runtime.elf_loader import load_module
 from blkc.runtime.grid import normalize_grid
-from blkc.runtime.jit import CompiledModule, compile_ir, load_object
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
     from blkc.kernel import Kernel
     from blkc.runtime.cpu_target import CpuTarget
+    from blkc.runtime.elf_loader import NativeModule
+    from blkc.runtime.jit import CompiledModule
 
 # Loading a kernel from the disk cache and launching it needs neither xDSL nor the code
 # generator: they are imported where a kernel is lowered.
@@ -89,7 +91,7 @@ def _assuming_disjoint_args(module_pass: ModulePass) -> ModulePass:
 class _Binary:
     """One variant's native code, ready to call."""
 
-    compiled: CompiledModule
+    compiled: CompiledModule | NativeModule
     launcher: Callable[..., None]
     packed: int = 0
     """The address of the launcher reading its arguments from 8-byte slots (`<launcher>_args`,
@@ -136,10 +138,12 @@ class CpuProgram:
         compiled = None
         if cached is not None:
             try:
-                compiled = load_object(*cached)
+                compiled = load_module(*cached)
             except RuntimeError:
                 compiled = None  # an entry this process cannot load: compile again
         if compiled is None:
+            from blkc.runtime.jit import compile_ir
+
             compiled = compile_ir(self.llvm_variants[noalias], self.opt)
             if self.cache_key and compiled.object_code:
                 cache.store_binary(self.cache_key, variant, compiled.llvm_ir, compiled.object_code)
@@ -255,4 +259,4 @@ class CpuBackend(Backend):
         )
 
 
-__all__ = ["LOWERING", "CpuBackend", "CpuProgram", "load_object", "lower_variants", "lowering_for"]
+__all__ = ["LOWERING", "CpuBackend", "CpuProgram", "lower_variants", "lowering_for"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy
 import pytest
@@ -142,3 +143,34 @@ def test_tile_loads_read_the_offsets_their_arithmetic_computes(columns: int) -> 
     # 2**32 / 64 * 64 wraps to 0: rows from 0 again, through the checked copy.
     tile_rows[(1,)](x, y, 2**26, 64, R=8, C=columns)
     numpy.testing.assert_array_equal(y, x.reshape(-1)[: 8 * 64].reshape(8, 64)[:, :columns])
+
+
+def test_the_host_description_is_kept_under_the_cpus_identity(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process whose kernels are cached reads the host's description from the cache, not
+    from LLVM; another CPU (its /proc/cpuinfo) or other switches ask LLVM again."""
+    cpuinfo = tmp_path / "cpuinfo"
+    first = "vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\ncpu MHz\t\t: {}\n"
+    flags = "flags\t\t: fpu sse2 avx avx2\n"
+    cpuinfo.write_text(first.format(2000) + flags + "\nprocessor\t: 1\n")
+    monkeypatch.setattr(cpu_target, "CPUINFO", cpuinfo)
+    monkeypatch.setenv("BLKC_CACHE_DIR", str(tmp_path / "cache"))
+    asked: list[str] = []
+    real = cpu_target._llvm_description
+
+    def counted(switches: str) -> tuple[str, str, str]:
+        asked.append(switches)
+        return real(switches)
+
+    monkeypatch.setattr(cpu_target, "_llvm_description", counted)
+    described = cpu_target._host_description("")
+    assert cpu_target._host_description("") == described == real("")
+    cpuinfo.write_text(first.format(3100) + flags)  # the clock is not the CPU's identity
+    assert cpu_target._host_description("") == described
+    assert asked == [""]
+    assert cpu_target._host_description("-avx512f") == real("-avx512f")
+    cpuinfo.write_text(first.format(2000) + "flags\t\t: fpu sse2 avx\n")
+    cpu_target._host_description("")
+    assert asked == ["", "-avx512f", ""]
+    assert len(list((tmp_path / "cache").glob("host-*.json"))) == 3
