@@ -47,13 +47,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import llvmlite.ir as ir
 import numpy
 
-from blkc.runtime.jit import fill_string_table
+from blkc.runtime import elf_loader
 from blkc.runtime.launch import CHUNKS_PER_WORKER, INLINE_BYTES
+from blkc.runtime.llvm_ir import ir
 
-fill_string_table()
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
 DOUBLE = ir.DoubleType()
@@ -178,22 +177,30 @@ class _Emitter:
         self,
         args: Sequence[Arg],
         abi: Sequence[ir.Type],
-        launchers: dict[bool, str],
+        launchers: dict[bool, int],
         failures_address: int,
         threshold: int,
         inline_always: bool,
         pool: Pooled | None = None,
+        suffix: str = "",
     ):
         self.args = list(args)
         self.pool = pool
         self.abi = list(abi)
         self.module = ir.Module(name="blkc_stub")
-        self.name = f"blkc_stub_{next(_serial)}"
+        self.suffix = suffix
+        self.name = f"blkc_stub{suffix}"
+        self.linked: dict[str, int] = {}
+        """The external symbols the stub refers to, and their addresses in this process:
+        everything process-specific is one, so that the IR text is the same in every
+        process (`build` caches the stub's object code under it)."""
+        self._names: dict[int, ir.GlobalValue] = {}
         launcher_type = ir.FunctionType(ir.VoidType(), [*self.abi, PTR, I64, I64, I32, I32, I32])
-        self.launchers = {
-            noalias: ir.Function(self.module, launcher_type, name=symbol)
-            for noalias, symbol in launchers.items()
-        }
+        self.launchers = {}
+        for noalias, address in launchers.items():
+            symbol = f"blkc.launcher.{'noalias' if noalias else 'alias'}{suffix}"
+            self.launchers[noalias] = ir.Function(self.module, launcher_type, name=symbol)
+            self.linked[symbol] = address
         self.failures_address = failures_address
         self.threshold = threshold
         self.inline_always = inline_always
@@ -218,7 +225,15 @@ class _Emitter:
     def address(self, value: object) -> ir.Constant:
         """`value`'s address (the object is kept alive with the stub)."""
         self.keep.append(value)
-        return ir.Constant(I64, id(value))
+        return self.link(id(value))
+
+    def link(self, address: int) -> ir.Constant:
+        """`address` as an i64: an external symbol of the stub's, bound to it."""
+        if address not in self._names:
+            symbol = f"blkc.linked.{len(self._names)}{self.suffix}"
+            self._names[address] = ir.GlobalVariable(self.module, I8, name=symbol)
+            self.linked[symbol] = address
+        return self._names[address].ptrtoint(I64)  # type: ignore[no-any-return]
 
     def word(self, obj: ir.Value, offset: int, kind: ir.Type = I64) -> ir.Value:
         b = self.b
@@ -302,7 +317,7 @@ class _Emitter:
         b.store(ir.Constant(I64, self.threshold), last)
         record = b.gep(table, [ir.Constant(I32, 0), ir.Constant(I32, 2 * len(self.abi) + 1)])
         b.store(ir.Constant(I64, 0), record)
-        failures = b.inttoptr(ir.Constant(I64, self.failures_address), PTR)
+        failures = b.inttoptr(self.link(self.failures_address), PTR)
         before = b.load(failures, typ=I32)
         values = [runtime[i] for i in range(len(self.abi))]
         grid32 = [b.trunc(g, I32) for g in grid]
@@ -509,7 +524,7 @@ class _Emitter:
         `BLKC_NUM_THREADS` is malformed: the Python path decides)."""
         b, pool = self.b, self.pool
         assert pool is not None
-        allowed = b.sext(b.load(b.inttoptr(ir.Constant(I64, pool.cap_address), PTR), typ=I32), I64)
+        allowed = b.sext(b.load(b.inttoptr(self.link(pool.cap_address), PTR), typ=I32), I64)
         self.check(b.icmp_signed(">=", allowed, ir.Constant(I64, 1)), "threads")
         threads = ir.Constant(I64, pool.threads)
         for bound in (allowed, total):
@@ -533,11 +548,9 @@ class _Emitter:
         per_thread = b.mul(threads, ir.Constant(I64, CHUNKS_PER_WORKER))
         chunks = b.select(b.icmp_signed("<", total, per_thread), total, per_thread)
         seats = b.trunc(b.sub(threads, ir.Constant(I64, 1)), I32)
-        run_type = ir.FunctionType(
-            ir.VoidType(), [PTR, PTR, PTR, I64, I64, I32, I32, I32, I32]
-        )
-        run = b.inttoptr(ir.Constant(I64, pool.run_address), run_type.as_pointer())
-        packed = [ir.Constant(I64, pool.packed[noalias]) for noalias in (True, False)
+        run_type = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, I64, I64, I32, I32, I32, I32])
+        run = b.inttoptr(self.link(pool.run_address), run_type.as_pointer())
+        packed = [self.link(pool.packed[noalias]) for noalias in (True, False)
                   if noalias in pool.packed]  # fmt: skip
         target = packed[0]
         if len(packed) == 2:
@@ -600,25 +613,62 @@ def build(
     """Compile the stub of one kernel variant: `args` describe the positional arguments,
     `abi` the launcher's own parameters, `launchers` the address of each compiled variant
     (True: the one for arrays that do not overlap), `failures_address` the count of failed
-    assertions (int32)."""
-    import llvmlite.binding as llvm
+    assertions (int32).
 
-    from blkc.runtime.jit import compile_ir
-
-    with _lock:
-        names = {noalias: f"blkc_launcher_{next(_serial)}" for noalias in launchers}
-        emitter = _Emitter(
-            args, abi, names, failures_address, threshold, inline_always, pool
-        )
+    Where `elf_loader` loads objects, the stub's object code is kept in the disk cache
+    under its IR text, which names every address it uses by a symbol (`_Emitter.link`):
+    a new process builds the stubs of its cached kernels without LLVM."""
+    options = (args, abi, launchers, failures_address, threshold, inline_always, pool)
+    if elf_loader.supported():
+        emitter = _Emitter(*options)
         text = emitter.emit()
-        for noalias, symbol in names.items():
-            llvm.add_symbol(symbol, launchers[noalias])
-        for symbol, address in _symbols.items():
-            llvm.add_symbol(symbol, address)
+        try:
+            code = _object_code(text)
+            resolve = _resolver(emitter.linked)
+            loaded = elf_loader.load(code, resolve)
+        except (elf_loader.UnsupportedObject, elf_loader.DamagedObject):
+            pass  # loaded through LLVM below
+        else:
+            keep: list[Any] = [loaded, *emitter.keep]
+            return Stub(_builtin(loaded.address(emitter.name), "blkc_launch_stub", keep), keep)
+    from blkc.runtime.jit import add_symbols, compile_ir
+
+    with _lock:  # LLVM's symbols are the process's: each stub's are its own
+        emitter = _Emitter(*options, suffix=f".{next(_serial)}")
+        text = emitter.emit()
+        add_symbols({**emitter.linked, **_symbols})
         # O1 runs these checks as fast as O2 does and builds in half the time (tens of
         # milliseconds, paid by the second launch); O0 builds faster still, but its stubs
         # take about 20 ns longer per launch.
-        compiled = compile_ir(text, opt=1)
-        keep: list[Any] = [compiled, *emitter.keep]
-        call = _builtin(compiled.address(emitter.name), "blkc_launch_stub", keep)
-        return Stub(call, keep)
+        compiled = compile_ir(text, opt=_OPT)
+    keep = [compiled, *emitter.keep]
+    return Stub(_builtin(compiled.address(emitter.name), "blkc_launch_stub", keep), keep)
+
+
+_OPT = 1
+"""The LLVM optimization level of stubs (see `build`)."""
+
+
+def _resolver(linked: dict[str, int]) -> Any:
+    def resolve(name: str) -> int | None:
+        found = linked.get(name) or _symbols.get(name)
+        return found if found is not None else elf_loader.symbol_address(name)
+
+    return resolve
+
+
+def _object_code(text: str) -> bytes:
+    """The object code of a stub's IR: from the disk cache, else compiled and stored."""
+    import hashlib
+
+    from blkc.runtime import cache
+
+    key = cache.key("launch-stub", hashlib.sha256(text.encode()).hexdigest(), _OPT)
+    found = cache.load_binary(key, "stub")
+    if found is not None:
+        return found[1]
+    from blkc.runtime.jit import object_code
+
+    code = object_code(text, _OPT)
+    cache.store_binary(key, "stub", text, code)
+    return code

@@ -35,16 +35,6 @@ def initialize() -> None:
     llvm.initialize_native_asmparser()
 
 
-def fill_string_table() -> None:
-    """Have llvmlite fill the table it escapes string constants with. It fills it on first
-    use, and not atomically: threads emitting IR at once (kernels compiled from several
-    threads, launch stubs) read it half filled (a KeyError). Modules that emit IR call
-    this when imported."""
-    import llvmlite.ir as ir
-
-    str(ir.Constant(ir.ArrayType(ir.IntType(8), 1), bytearray(1)))
-
-
 def host_triple() -> str:
     initialize()
     return llvm.get_process_triple()
@@ -203,6 +193,21 @@ def compile_ir(
         engine.finalize_object()
         engine.run_static_constructors()
         return CompiledModule(engine, optimized_ir, produced[0] if produced else object_code)
+
+
+def object_code(llvm_ir: str, opt: int) -> bytes:
+    """Optimize LLVM IR text at O`opt` and compile it to an object file for the host, to be
+    loaded by `elf_loader` (no engine: its symbols are resolved there)."""
+    with _lock:
+        initialize()
+        module = llvm.parse_assembly(llvm_ir)
+        module.verify()
+        tm = _target_machine(opt)
+        module.triple = tm.triple
+        module.data_layout = str(tm.target_data)
+        if opt:
+            optimize(module, tm, opt)
+        return bytes(tm.emit_object(module))
 
 
 _DECLARED = re.compile(r'[^@\n]*@("[^"\n]+"|[-\w$.]+)\(')

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import llvmlite.ir as ir
 from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -50,11 +49,10 @@ from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
 from blkc.runtime import small_floats, vector_math
-from blkc.runtime.jit import fill_string_table
+from blkc.runtime.llvm_ir import ir
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
-fill_string_table()
 
 
 class CodegenError(Exception):

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy
 import pytest
@@ -19,7 +20,7 @@ import blkc
 import blkc.language as tl
 from blkc.backends import TargetOptions
 from blkc.frontend.source import function_source, parse_function
-from blkc.runtime import elf_loader, jit, launch, native_pool
+from blkc.runtime import elf_loader, fast_launch, jit, launch, native_pool
 from blkc.runtime.jit import UnresolvedSymbolError, load_object
 
 KERNELS = """
@@ -39,12 +40,13 @@ import json, sys
 import numpy
 from warm_kernels import add
 
-n = int(sys.argv[1])
+n, launches = int(sys.argv[1]), int(sys.argv[2])
 x = numpy.arange(n, dtype=numpy.float32)
-out = numpy.zeros_like(x)
-add[((n + 1023) // 1024,)](x, x + 1, out, n, BLOCK=1024)
-assert (out == 2 * x + 1).all()
-print(json.dumps({"modules": sorted(sys.modules)}))
+for _ in range(launches):  # the second builds the launch stub the third runs through
+    out = numpy.zeros_like(x)
+    add[((n + 1023) // 1024,)](x, x + 1, out, n, BLOCK=1024)
+    assert (out == 2 * x + 1).all()
+print(json.dumps({"modules": sorted(sys.modules), "stubs": len(add._fast)}))
 """
 
 SMALL = 2000
@@ -71,11 +73,11 @@ NOT_NEEDED = (
 )
 
 
-def _launch(folder: Path, elements: int = SMALL) -> dict[str, list]:
+def _launch(folder: Path, elements: int = SMALL, launches: int = 1) -> dict[str, Any]:
     path = os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "BLKC_CACHE_DIR": str(folder / "cache"), "PYTHONPATH": path}
     result = subprocess.run(
-        [sys.executable, "-c", LAUNCH, str(elements)],
+        [sys.executable, "-c", LAUNCH, str(elements), str(launches)],
         capture_output=True,
         text=True,
         env=env,
@@ -110,6 +112,20 @@ def test_a_cache_hit_large_enough_for_the_pool_loads_the_pools_code_too(tmp_path
     warm = _launch(tmp_path, LARGE)
     assert "blkc.runtime.native_pool" in warm["modules"]
     assert _needless(warm["modules"]) == []
+
+
+@pytest.mark.skipif(
+    not fast_launch.available() or not elf_loader.supported(), reason="needs launch stubs"
+)
+def test_a_warm_process_builds_its_launch_stubs_from_the_cache_too(tmp_path: Path):
+    """A launch stub's object code is cached under its IR text: a new process builds the
+    stub of a cached kernel without LLVM."""
+    (tmp_path / "warm_kernels.py").write_text(KERNELS)
+    cold = _launch(tmp_path, launches=3)
+    assert cold["stubs"] == 1 and "llvmlite.binding" in cold["modules"]
+    warm = _launch(tmp_path, launches=3)
+    assert warm["stubs"] == 1 and "blkc.runtime.fast_launch" in warm["modules"]
+    assert "llvmlite.binding" not in warm["modules"]
 
 
 def test_loading_refuses_code_that_calls_a_function_this_process_lacks() -> None:

@@ -196,7 +196,8 @@ def test_settings_are_part_of_the_disk_key(
     "prelude",
     [
         "import blkc.runtime.cache as c; c._compiler_source = lambda: 'another compiler'",
-        "import llvmlite.binding as b; b.get_host_cpu_name = lambda: 'another-cpu'",
+        "import blkc.runtime.cpu_target as t; d = t._host_description; "
+        "t._host_description = lambda s: (d(s)[0], 'another-cpu', d(s)[2])",
     ],
     ids=["compiler-version", "host-cpu"],
 )
