@@ -32,7 +32,8 @@ class UnsupportedObject(RuntimeError):
 
 
 class DamagedObject(RuntimeError):
-    """Bytes that are no whole object file (LLVM's loader would abort the process)."""
+    """Bytes that are no whole object file, or one no loader here takes (LLVM's would
+    abort the process on it)."""
 
 
 def register_symbol(name: str, address: int) -> None:
@@ -82,7 +83,9 @@ def supported() -> bool:
 # ELF constants (System V ABI, x86-64 supplement).
 _ET_REL, _EM_X86_64 = 1, 62
 _SHT_SYMTAB, _SHT_RELA, _SHT_NOBITS, _SHT_REL = 2, 4, 8, 9
-_SHF_WRITE, _SHF_ALLOC, _SHF_EXECINSTR = 0x1, 0x2, 0x4
+_SHF_WRITE, _SHF_ALLOC, _SHF_EXECINSTR, _SHF_TLS = 0x1, 0x2, 0x4, 0x400
+_RUN_AT_LOAD = (".init_array", ".fini_array", ".ctors", ".dtors", ".preinit_array")
+"""Sections of functions a loader must call (static constructors): MCJIT's job."""
 _SHN_UNDEF, _SHN_ABS, _SHN_COMMON = 0, 0xFFF1, 0xFFF2
 _STB_LOCAL = 0
 _R_X86_64_64, _R_X86_64_PC32, _R_X86_64_PLT32, _R_X86_64_PC64 = 1, 2, 4, 24
@@ -189,6 +192,10 @@ def _layout(sections: list[_Section]) -> tuple[dict[int, tuple[int, int]], int, 
             continue
         if section.name.startswith(".eh_frame"):
             continue  # unwinding tables: nothing unwinds through kernels
+        if section.flags & _SHF_TLS:  # MCJIT aborts the process on these
+            raise DamagedObject(f"section {section.name} is thread-local")
+        if section.name.startswith(_RUN_AT_LOAD):
+            raise UnsupportedObject(f"section {section.name} (functions run at load)")
         if section.align > _PAGE:
             raise UnsupportedObject(f"section {section.name} aligned to {section.align}")
         region = 0 if section.flags & _SHF_EXECINSTR else 1

@@ -74,6 +74,32 @@ def test_what_it_does_not_load_is_refused() -> None:
         load(code[:200])
 
 
+def test_objects_that_need_more_than_placing_go_to_llvm() -> None:
+    """Static constructors: MCJIT's loader takes them."""
+    constructed = (
+        IR
+        + """
+@llvm.global_ctors = appending global [1 x { i32, ptr, ptr }]
+    [{ i32, ptr, ptr } { i32 65535, ptr @setup, ptr null }]
+define internal void @setup() {
+  store volatile i64 7, ptr @counter
+  ret void
+}
+"""
+    )
+    code = jit.object_code(constructed, 2)
+    with pytest.raises(UnsupportedObject, match="run at load"):
+        load(code)
+    module = load_module(constructed, code)
+    assert isinstance(module, jit.CompiledModule)
+    bump = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_int64)(module.address("bump"))
+    assert bump(1) == 41
+    # Thread-local data is refused, and never handed to MCJIT, which aborts on it.
+    threaded = IR.replace("@counter = internal global", "@counter = internal thread_local global")
+    with pytest.raises(DamagedObject, match="thread-local"):
+        load_module(threaded, jit.object_code(threaded, 2))
+
+
 def test_load_module_falls_back_to_llvm() -> None:
     compiled = _compiled()
     native = load_module(compiled.llvm_ir, compiled.object_code)  # type: ignore[arg-type]
