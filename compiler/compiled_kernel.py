@@ -53,7 +53,7 @@ class CompiledKernel(Kernel):
     def bind(cls, kernel: Kernel, arg_names: list[str], **options: Any) -> CompiledKernel:
         """`kernel` as compiled from a function with parameters `arg_names`; `options` are
         the other fields (`constants`, `num_warps`, `num_stages`)."""
-        shared = {f.name: getattr(kernel, f.name) for f in fields(Kernel)}
+        shared = {f.name: getattr(kernel, f.name) for f in fields(Kernel) if f.init}
         return cls(**shared, arg_names=arg_names, **options)
 
     def launch(self, grid: Grid, args: Sequence[object], kwargs: dict[str, Any]) -> None:

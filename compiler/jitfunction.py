@@ -22,7 +22,6 @@ A global that changes after a compile recompiles the kernel at its next launch.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import inspect
 import os
@@ -719,57 +718,27 @@ class _FastEntry:
         kwargs: dict[str, Any],
         num_cpu_threads: int | None,
     ) -> _FastEntry | None:
-        from blkc.backends.cpu import CpuProgram
+        from blkc.backends.cpu import launch_stub
         from blkc.language import core as tl
-        from blkc.runtime import fast_launch, launch
 
-        program = kernel.program
-        if not isinstance(program, CpuProgram) or program.interruptible:
-            return None
         if any(
             type(v) not in _SIMPLE_KEYWORDS and not isinstance(v, tl.dtype) for v in kwargs.values()
         ):
             return None
-        binaries = program.compiled()
-        if not binaries or fn._captures is None:
+        if fn._captures is None:
             return None
-        inline_always = num_cpu_threads == 1 or launch.cores() == 1
-        stub = fast_launch.build(
-            plan,
-            [fast_launch.abi_type(str(t)) for t in program.abi],
-            {noalias: b.compiled.address(program.launcher) for noalias, b in binaries.items()},
-            ctypes.addressof(launch.failure_count),
-            launch.stream_threshold(),
-            inline_always=inline_always,
-            pool=None if inline_always else _pooled(binaries, num_cpu_threads),
-        )
+        stub = launch_stub(kernel, plan, num_cpu_threads)
+        if stub is None:
+            return None
         return cls(kernel, stub, dict(kwargs), tuple(map(type, kwargs.values())),
                    _environment(), fn._captures, plan)  # fmt: skip
 
     def raise_errors(self, outcome: object) -> None:
         """Raise what the stub's launch recorded (`outcome`, what the stub returned), as a
         launch through Python does."""
-        from blkc.runtime import fast_launch, launch
+        from blkc.backends.cpu import raise_stub_errors
 
-        if outcome == fast_launch.OUT_OF_BOUNDS:
-            raise launch.out_of_bounds(self.kernel.name, self.kernel.program.accesses)
-        launch.raise_failures()
-
-
-def _pooled(binaries: dict[bool, Any], num_cpu_threads: int | None) -> Any:
-    """How a launch stub runs large grids on the native pool (None where there is none)."""
-    from blkc.runtime import fast_launch, launch
-
-    pool = launch.shared_pool()
-    if pool is None or not all(b.packed for b in binaries.values()):
-        return None  # no pool here, or a kernel that asserts (see `_Binary.packed`)
-    launch.sync_stub_threads()
-    return fast_launch.Pooled(
-        {noalias: b.packed for noalias, b in binaries.items()},
-        pool.run_address,
-        ctypes.addressof(launch.stub_threads),
-        min(num_cpu_threads or launch.cores(), launch.cores()),
-    )
+        raise_stub_errors(self.kernel, outcome)
 
 
 class _GridLaunch:

@@ -23,7 +23,15 @@ from blkc import backends
 from blkc.backends import Backend, TargetOptions
 from blkc.promotion import default_policy
 from blkc.runtime import cache, launch
-from blkc.runtime.grid import Grid, Launchable, positional_only, user_entry
+from blkc.runtime.grid import (
+    ENTRY_CODES,
+    Grid,
+    Launchable,
+    for_user,
+    normalize_grid,
+    positional_only,
+    user_entry,
+)
 
 if TYPE_CHECKING:
     from xdsl.dialects import func
@@ -58,6 +66,14 @@ class Kernel(Launchable):
     """The parameters' names in the source, where known (for messages)."""
     options: TargetOptions | None = None
     """The options the kernel was generated with (None: the target's defaults)."""
+    _stub: Any = field(default=None, init=False, repr=False, compare=False)
+    """The launch stub of the latest arguments' kinds (`_note_launch`), and the
+    `BLKC_STREAM_BYTES` it was built under, or None."""
+    _launched: Any = field(default=None, init=False, repr=False, compare=False)
+    """The stub plan of the last launch through Python (`backends.cpu.stub_plan`)."""
+    _grids: dict[Any, _KernelLaunch] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     @property
     def backend(self) -> Backend:
@@ -92,6 +108,33 @@ class Kernel(Launchable):
         threads = kwargs.pop("num_cpu_threads", None)
         positional_only(self.name, kwargs)
         self.run(grid, args, num_cpu_threads=threads)
+
+    def __getitem__(self, grid: Grid) -> Callable[..., None]:
+        if type(grid) is not tuple:
+            return _KernelLaunch(self, grid)
+        launcher = self._grids.get(grid)
+        if launcher is None:
+            launcher = _KernelLaunch(self, grid)
+            if len(self._grids) < 64:
+                self._grids[grid] = launcher
+        return launcher
+
+    def _note_launch(self, args: Sequence[object]) -> None:
+        """After a launch through Python without keywords: the second in a row whose
+        arguments are of the same kinds builds a launch stub for the launches after it
+        (as `@blkc.jit` kernels' variants do)."""
+        from blkc.backends.cpu import launch_stub, stub_plan
+
+        plan = stub_plan(self, args)
+        repeated, self._launched = plan is not None and plan == self._launched, plan
+        if not repeated or (self._stub is not None and self._stub[2] == plan):
+            return
+        from blkc.runtime import fast_launch
+
+        if fast_launch.available():
+            stub = launch_stub(self, plan, None)  # type: ignore[arg-type]
+            if stub is not None:
+                self._stub = (stub, os.environ.get("BLKC_STREAM_BYTES"), plan)
 
     def run(
         self,
@@ -374,3 +417,49 @@ def _pick_kernel(module: ModuleOp, name: str | None) -> func.FuncOp:
 
 
 __all__ = ["Kernel", "compile", "compile_cached"]
+
+
+class _KernelLaunch:
+    """``kernel[grid]`` of a compiled kernel: launches through its stub where the stub
+    takes the arguments, else through Python (`Kernel.launch`)."""
+
+    __slots__ = ("grid", "kernel", "sizes")
+
+    def __init__(self, kernel: Kernel, grid: Grid):
+        self.kernel = kernel
+        self.grid = grid
+        self.sizes: tuple[int, int, int] | None = None
+        if not callable(grid):
+            try:
+                self.sizes = normalize_grid(grid, {})
+            except (TypeError, ValueError):
+                pass  # the launch through Python says what is wrong with it
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        kernel = self.kernel
+        try:
+            stub = kernel._stub
+            if (
+                stub is not None
+                and self.sizes is not None
+                and not kwargs
+                and stub[1] == os.environ.get("BLKC_STREAM_BYTES")
+            ):
+                ran = stub[0].call(*self.sizes, *args)
+                if ran is None:
+                    return
+                if ran:
+                    from blkc.backends.cpu import raise_stub_errors
+
+                    raise_stub_errors(kernel, ran)
+                    return
+            kernel.launch(self.grid, args, kwargs)
+            if not kwargs and self.sizes is not None:
+                kernel._note_launch(args)
+        except Exception as err:
+            if for_user(err):
+                raise err.with_traceback(None) from None
+            raise
+
+
+ENTRY_CODES.add(_KernelLaunch.__call__.__code__)

@@ -259,4 +259,86 @@ class CpuBackend(Backend):
         )
 
 
+def launch_stub(kernel: Kernel, plan: list[Any], num_cpu_threads: int | None) -> Any:
+    """A launch stub (`runtime.fast_launch.Stub`) of `kernel` for the positional arguments
+    `plan` describes (`fast_launch.Arg`s), launching on at most `num_cpu_threads`; None
+    where the kernel has none: not a CPU program, one whose loops may run forever (they
+    must stop on Ctrl-C), or no native code yet."""
+    from blkc.runtime import fast_launch
+
+    program = kernel.program
+    if not isinstance(program, CpuProgram) or program.interruptible:
+        return None
+    binaries = program.compiled()
+    if not binaries:
+        return None
+    inline_always = num_cpu_threads == 1 or launch.cores() == 1
+    return fast_launch.build(
+        plan,
+        [fast_launch.abi_type(str(t)) for t in program.abi],
+        {noalias: b.compiled.address(program.launcher) for noalias, b in binaries.items()},
+        ctypes.addressof(launch.failure_count),
+        launch.stream_threshold(),
+        inline_always=inline_always,
+        pool=None if inline_always else _pooled(binaries, num_cpu_threads),
+    )
+
+
+def _pooled(binaries: dict[bool, _Binary], num_cpu_threads: int | None) -> Any:
+    """How a launch stub runs large grids on the native pool (None where there is none)."""
+    from blkc.runtime import fast_launch
+
+    pool = launch.shared_pool()
+    if pool is None or not all(b.packed for b in binaries.values()):
+        return None  # no pool here, or a kernel that asserts (see `_Binary.packed`)
+    launch.sync_stub_threads()
+    return fast_launch.Pooled(
+        {noalias: b.packed for noalias, b in binaries.items()},
+        pool.run_address,
+        ctypes.addressof(launch.stub_threads),
+        min(num_cpu_threads or launch.cores(), launch.cores()),
+    )
+
+
+def raise_stub_errors(kernel: Kernel, outcome: object) -> None:
+    """Raise what a stub's launch of `kernel` recorded (`outcome`, what the stub returned:
+    an access outside the arrays, or failed assertions), as a launch through Python does."""
+    from blkc.runtime import fast_launch
+
+    if outcome == fast_launch.OUT_OF_BOUNDS:
+        raise launch.out_of_bounds(kernel.name, kernel.program.accesses)
+    launch.raise_failures()
+
+
+def stub_plan(kernel: Kernel, args: Sequence[object]) -> list[Any] | None:
+    """What a stub of compiled `kernel` accepts for each of `args` (`fast_launch.Arg`, as
+    they came: arrays of their dtype, exact ints, floats and bools), or None where one of
+    them is something a stub does not read (or the kernel promises divisibility: the
+    Python path checks it)."""
+    import numpy
+
+    from blkc.runtime.arrays import is_torch_tensor
+    from blkc.runtime.fast_launch import Arg
+
+    if len(args) != len(kernel.param_types) or any(kernel.divisibility):
+        return None
+    plan = []
+    for index, (t, value) in enumerate(zip(kernel.param_types, args, strict=True)):
+        written = kernel.writes[index] if index < len(kernel.writes) else True
+        if t.startswith("!blk.ptr") and type(value) is numpy.ndarray:
+            plan.append(Arg("array", index, dtype=value.dtype, written=written))
+        elif t.startswith("!blk.ptr") and is_torch_tensor(value) and value.is_cpu:  # type: ignore[attr-defined]
+            plan.append(Arg("tensor", index, dtype=value.dtype, value=type(value)))  # type: ignore[attr-defined]
+        elif t == "i1" and type(value) is bool:
+            plan.append(Arg("bool", index))
+        elif t in ("i32", "i64") and type(value) is int:
+            width = int(t[1:])
+            plan.append(Arg("int", index, bounds=(-(2 ** (width - 1)), 2 ** (width - 1) - 1)))
+        elif t in ("f32", "f64") and type(value) is float:
+            plan.append(Arg("float", index))
+        else:
+            return None
+    return plan
+
+
 __all__ = ["LOWERING", "CpuBackend", "CpuProgram", "lower_variants", "lowering_for"]
