@@ -255,9 +255,8 @@ def sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 def case_sum(n: int, repeat: int, jit: bool = False) -> Result:
-    """examples/sum.mlir, launched through Python, or (`jit`) the same kernel through its
-    launch stub: after streaming 64 MB the interpreter's own data is out of the caches,
-    and the Python launch path then costs about 100-150 us where it costs 25-30 warm."""
+    """examples/sum.mlir compiled from its IR, or (`jit`) the same kernel as `@blkc.jit`;
+    both launch through their launch stubs after the first two launches."""
     x = aligned((n,), numpy.float32)
     out = numpy.zeros(1, numpy.float32)
     grid = ((n + 4095) // 4096,)
