@@ -37,6 +37,7 @@ import numpy
 
 from blkc import autotuning
 from blkc.frontend.captures import Captures, capture, key_of
+from blkc.promotion import policy_setting
 from blkc.runtime.grid import (
     ENTRY_CODES,
     Grid,
@@ -682,11 +683,11 @@ _LAUNCH_OPTIONS = ("policy", "target", "num_warps", "arch", "num_cpu_threads")
 def _environment() -> tuple[Any, ...]:
     """What a variant depends on besides its arguments and keywords, as cheap to read as
     can be: the default policy and the environment variables compile_for reads."""
-    setting = sys.modules["blkc.promotion"].policy_setting()
     data = getattr(os.environ, "_data", None)
     if data is None:  # not CPython's os.environ
-        return (setting, *map(os.environ.get, _ENVIRONMENT))
-    return (setting, *map(data.get, _ENVIRONMENT_KEYS))
+        return (policy_setting(), *map(os.environ.get, _ENVIRONMENT))
+    get, keys = data.get, _ENVIRONMENT_KEYS
+    return (policy_setting(), get(keys[0]), get(keys[1]), get(keys[2]), get(keys[3]))
 
 
 _ENVIRONMENT = ("BLKC_POLICY", "BLKC_TARGET", "BLKC_CHECK_BOUNDS", "BLKC_STREAM_BYTES")
