@@ -44,6 +44,9 @@ STREAM_SCOPE, STREAM_DOMAIN = "blkc.nontemporal", "blkc.streaming"
 """The names in the metadata that marks stores for non-temporal stores (see `jit`)."""
 CANCEL_SYMBOL = "blkc_cancel"
 """The runtime's i32 that, set, stops every `while` loop of a running kernel."""
+LONG_LOOP = 64
+"""Iterations from which an innermost loop of constant trip count is not unrolled
+(`CpuKernelEmitter.loop_metadata`)."""
 GRID_PARAMS = ("pid_x", "pid_y", "pid_z", "nprog_x", "nprog_y", "nprog_z")
 """The program's ids and the grid's size, as the kernel takes them (after the bounds)."""
 
@@ -205,6 +208,40 @@ class CpuKernelEmitter(FunctionEmitter):
 
     def handler(self, op: Operation) -> Handler | None:
         return _HANDLERS.get(type(op))
+
+    def loop_metadata(self, op: scf.ForOp) -> ir.MDValue | None:
+        """Besides the base's: an innermost loop of at least `LONG_LOOP` iterations is not
+        unrolled. The vectorizer turns it into a loop of vectors interleaved for
+        parallelism already; unrolling that again doubled the machine code of a row
+        softmax, and its compile time with it, for no measurable speed (the bench's
+        memory-bound kernels, and tl.dot's and attention's, whose register tiles are
+        `blk.dot_tile`). Short loops, whose unrolled bodies the SLP vectorizer packs,
+        still unroll."""
+        found = super().loop_metadata(op)
+        if found is not None:
+            return found
+        count = access_ranges.trip_count(op)
+        innermost = not any(isinstance(o, scf.ForOp | scf.WhileOp) for o in op.body.walk())
+        if innermost and count is not None and count >= LONG_LOOP:
+            return self._vectorized_not_unrolled()
+        return None
+
+    def _vectorized_not_unrolled(self) -> ir.MDValue:
+        """Loop metadata asking that the loops the vectorizer makes of a loop (its vector
+        loop and remainder) not be unrolled: the hint goes to them only (a follow-up), so
+        that the vectorizer still interleaves as its cost model chooses (a plain
+        `llvm.loop.unroll.disable` on the loop turns interleaving off too)."""
+        found = self._loop_hints.get("vectorized-not-unrolled")
+        if found is None:
+            module = self.module
+            disable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+            followup = module.add_metadata(
+                [ir.MetaDataString(module, "llvm.loop.vectorize.followup_all"), disable]
+            )
+            found = module.add_metadata([None, followup])
+            found.operands = (found, followup)  # a loop's metadata names itself first
+            self._loop_hints["vectorized-not-unrolled"] = found
+        return found
 
     interruptible = False
 

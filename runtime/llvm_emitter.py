@@ -120,7 +120,7 @@ class FunctionEmitter:
         """The program's ids (`pid_x`, `pid_y`, `pid_z`) and the grid's size (`nprog_x`,
         ...), as i32."""
         self._strings: dict[str, ir.GlobalVariable] = {}
-        self._no_unroll_md: ir.MDValue | None = None
+        self._loop_hints: dict[str, ir.MDValue] = {}
 
     # -- functions ---------------------------------------------------------------------
 
@@ -223,8 +223,9 @@ class FunctionEmitter:
         inits = [self.get(v) for v in op.iter_args]
         bounds = (self.get(op.lb), self.get(op.ub), self.get(op.step))
         carried, back = self.counted_loop(*bounds, inits, iteration)
-        if blk.NO_UNROLL_ATTR in op.attributes:
-            back.set_metadata("llvm.loop", self._no_unroll())
+        metadata = self.loop_metadata(op)
+        if metadata is not None:
+            back.set_metadata("llvm.loop", metadata)
         for result, phi in zip(op.results, carried, strict=True):
             self.values[result] = phi
 
@@ -264,18 +265,25 @@ class FunctionEmitter:
         back = self._close_loop(carried, following, state, header, exit_)
         return carried, back
 
+    def loop_metadata(self, op: scf.ForOp) -> ir.MDValue | None:
+        """The `llvm.loop` metadata of loop `op`'s back edge, if any (a target may add its
+        own)."""
+        return self._no_unroll() if blk.NO_UNROLL_ATTR in op.attributes else None
+
+    def _loop_hint(self, key: str, *values: ir.Value) -> ir.MDValue:
+        """Loop metadata holding the one hint `key` (with `values`), made once per module."""
+        found = self._loop_hints.get(key)
+        if found is None:
+            hint = self.module.add_metadata([ir.MetaDataString(self.module, key), *values])
+            found = self.module.add_metadata([None, hint])
+            found.operands = (found, hint)  # a loop's metadata names itself first
+            self._loop_hints[key] = found
+        return found
+
     def _no_unroll(self) -> ir.MDValue:
         """The loop metadata that keeps LLVM from unrolling a loop more than twice
         (`blk.NO_UNROLL_ATTR`)."""
-        found = self._no_unroll_md
-        if found is None:
-            count = self.module.add_metadata(
-                [ir.MetaDataString(self.module, "llvm.loop.unroll.count"), ir.Constant(I32, 2)]
-            )
-            found = self.module.add_metadata([None, count])
-            found.operands = (found, count)  # a loop's metadata names itself first
-            self._no_unroll_md = found
-        return found
+        return self._loop_hint("llvm.loop.unroll.count", ir.Constant(I32, 2))
 
     def _state_phis(self, pre: ir.Block) -> list[ir.PhiInstr]:
         """At a loop header entered from `pre`: a phi for each value of `carried_state`,
