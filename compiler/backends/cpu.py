@@ -12,6 +12,7 @@ difference). Each variant's native code is compiled on first use, and cached on 
 from __future__ import annotations
 
 import ctypes
+import functools
 import re
 import threading
 from collections.abc import Callable, Sequence
@@ -38,28 +39,45 @@ if TYPE_CHECKING:
 LOWERING = "carry-pointer-offsets,convert-blk-to-loops,lower-int-semantics,emulate-small-floats"
 
 
-def lower_variants(module: ModuleOp, lowering: str) -> dict[bool, ModuleOp]:
+def lower_variants(module: ModuleOp, lowering: str, aliased: bool = True) -> dict[bool, ModuleOp]:
     """Run the passes `lowering` names on the strict `module`, with the loop lowerings told
     that distinct pointer arguments do not overlap (`disjoint-args`): the loop IR for
     launches whose arrays do not (True). Where that assumption changed the lowering, lower
-    a copy of the strict IR again without it, for launches whose arrays do (False); else
-    both share `module`. Each result is verified once, after its last pass (`blk-opt`
-    verifies after every pass, and names the pass that broke the IR)."""
+    a copy of the strict IR again without it, for launches whose arrays do (False; unless
+    not `aliased`); else both share `module`. Each result is verified once, after its last
+    pass (`blk-opt` verifies after every pass, and names the pass that broke the IR)."""
     from blkc.diagnostics import verify_module
     from blkc.passes.convert_blk_to_loops import relies_on_disjoint_args
     from blkc.pipeline import apply_passes, build_passes, make_context
 
     passes = build_passes(lowering)
     assuming = tuple(_assuming_disjoint_args(p) for p in passes)
-    aliased = module.clone() if assuming != passes else None
+    if not aliased:
+        apply_passes(make_context(), module, assuming, verify=False)
+        verify_module(module)
+        return {True: module}
+    aliased_module = module.clone() if assuming != passes else None
     ctx = make_context()
     apply_passes(ctx, module, assuming, verify=False)
     verify_module(module)
-    if aliased is None or not relies_on_disjoint_args(module):
+    if aliased_module is None or not relies_on_disjoint_args(module):
         return {True: module, False: module}
-    apply_passes(ctx, aliased, passes, verify=False)
-    verify_module(aliased)
-    return {True: module, False: aliased}
+    apply_passes(ctx, aliased_module, passes, verify=False)
+    verify_module(aliased_module)
+    return {True: module, False: aliased_module}
+
+
+def alias_llvm_ir(strict_ir: str, lowering: str, check_bounds: bool) -> str:
+    """The LLVM IR of a kernel's variant for launches whose arrays overlap, from its strict
+    IR (the `strict` stage): lowered without `disjoint-args`, pointers not noalias."""
+    from blkc.diagnostics import verify_module
+    from blkc.pipeline import apply_passes, build_passes, make_context, parse
+    from blkc.runtime.llvm_codegen import emit_module
+
+    module = parse(strict_ir)
+    apply_passes(make_context(), module, build_passes(lowering), verify=False)
+    verify_module(module)
+    return emit_module(module, noalias=False, check_bounds=check_bounds).llvm_ir
 
 
 def lowering_for(target: CpuTarget) -> str:
@@ -111,11 +129,14 @@ class CpuProgram:
     """The source location of each memory access the kernel checks."""
     llvm_variants: dict[bool, str]
     """The LLVM IR for launches whose arrays do not overlap (True: lowered with
-    `disjoint-args`, pointer arguments marked noalias) and for those whose arrays do."""
+    `disjoint-args`, pointer arguments marked noalias) and, once a launch's arrays did
+    overlap, for those (False: made then, by `alias_source`)."""
     opt: int = 3
     cache_key: str | None = None
     interruptible: bool = False
     """Whether a loop of the kernel may run forever: launches then stop on Ctrl-C."""
+    alias_source: Callable[[], str] | None = None
+    """What makes the LLVM IR for overlapping arrays (`CpuBackend.launch` sets it)."""
     _binaries: dict[bool, _Binary] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -144,6 +165,10 @@ class CpuProgram:
         if compiled is None:
             from blkc.runtime.jit import compile_ir
 
+            if noalias not in self.llvm_variants:
+                if self.alias_source is None:
+                    raise RuntimeError("no LLVM IR for overlapping arrays, and no way to make it")
+                self.llvm_variants[noalias] = self.alias_source()
             compiled = compile_ir(self.llvm_variants[noalias], self.opt)
             if self.cache_key and compiled.object_code:
                 cache.store_binary(self.cache_key, variant, compiled.llvm_ir, compiled.object_code)
@@ -176,23 +201,21 @@ class CpuBackend(Backend):
     ) -> tuple[dict[str, str], CpuProgram]:
         from blkc.runtime.llvm_codegen import emit_module
 
-        lowered = lower_variants(module, self.lowering(options))
-        checked = options.check_bounds
-        variants = {
-            noalias: emit_module(lowered[noalias], noalias=noalias, check_bounds=checked)
-            for noalias in (True, False)
-        }
-        signature = variants[True].kernels[name]
+        # Only the variant for arrays that do not overlap: a launch whose arrays do makes the
+        # other from the strict IR (`launch`), which most kernels never need.
+        lowered = lower_variants(module, self.lowering(options), aliased=False)[True]
+        emitted = emit_module(lowered, noalias=True, check_bounds=options.check_bounds)
+        signature = emitted.kernels[name]
         program = CpuProgram(
             signature.launcher,
             [str(t) for t in signature.params],
             signature.accesses,
-            {noalias: emitted.llvm_ir for noalias, emitted in variants.items()},
+            {True: emitted.llvm_ir},
             options.opt,
             cache_key,
             signature.interruptible,
         )
-        return {"loops": str(lowered[True]), "llvm": program.llvm_variants[True]}, program
+        return {"loops": str(lowered), "llvm": emitted.llvm_ir}, program
 
     def resources(self, program: CpuProgram) -> dict[str, int | None]:
         """`shared`: the bytes of the buffers a program keeps its materialized blocks in (its
@@ -212,7 +235,13 @@ class CpuBackend(Backend):
             kernel.name, kernel.param_types, args, kernel.writes, kernel.param_names, kernel.slots
         )
         shape = normalize_grid(grid, meta)
-        binary = program.binary(launch.no_overlap(converted.spans))
+        noalias = launch.no_overlap(converted.spans)
+        if not noalias and False not in program.llvm_variants and program.alias_source is None:
+            options = kernel.options or TargetOptions(kernel.target)
+            program.alias_source = functools.partial(
+                alias_llvm_ir, kernel.stages["strict"], self.lowering(options), options.check_bounds
+            )
+        binary = program.binary(noalias)
         bounds = launch.array_bounds(kernel.slots, converted.spans)
         launch.run_grid(
             binary.launcher,
@@ -241,7 +270,10 @@ class CpuBackend(Backend):
             "launcher": program.launcher,
             "abi": [str(t) for t in program.abi],
             "accesses": program.accesses,
-            "llvm": {"noalias": program.llvm_variants[True], "alias": program.llvm_variants[False]},
+            "llvm": {
+                "noalias": program.llvm_variants[True],
+                "alias": program.llvm_variants.get(False),
+            },
             "interruptible": program.interruptible,
         }
 
@@ -252,7 +284,14 @@ class CpuBackend(Backend):
             meta["launcher"],
             [str(t) for t in meta["abi"]],
             list(meta["accesses"]),
-            {True: meta["llvm"]["noalias"], False: meta["llvm"]["alias"]},
+            {
+                noalias: str(text)
+                for noalias, text in (
+                    (True, meta["llvm"]["noalias"]),
+                    (False, meta["llvm"]["alias"]),
+                )
+                if text is not None
+            },
             options.opt,
             cache_key,
             bool(meta["interruptible"]),
