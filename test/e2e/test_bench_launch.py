@@ -20,6 +20,8 @@ def test_the_launch_bench_prints_each_row() -> None:
     names = [line[:30].strip() for line in lines[1:-1]]
     assert names == [
         "blkc launch, NumPy arrays",
+        "blkc launch, grid function",
+        "blkc.compile kernel launch",
         "numpy.add",
         "blkc launch, torch tensors",
         "torch.add",
