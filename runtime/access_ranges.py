@@ -155,6 +155,20 @@ def loop_range(value: SSAValue) -> tuple[int, int] | None:
     return lb, lb + (ub - lb - 1) // step * step
 
 
+def base_pointer(ptr: SSAValue, pointers: Collection[SSAValue]) -> SSAValue | None:
+    """Which of `pointers` (the kernel's pointer arguments) `ptr` is derived from by pointer
+    arithmetic and casts; None where that cannot be traced."""
+    while ptr not in pointers:
+        owner = ptr.owner
+        if isinstance(owner, blk.AddPtrOp):
+            ptr = owner.ptr
+        elif isinstance(owner, blk.CastOp):
+            ptr = owner.src
+        else:
+            return None
+    return ptr
+
+
 def trip_count(loop: scf.ForOp) -> int | None:
     """How many times `loop` runs, when its bounds are constants."""
     lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))

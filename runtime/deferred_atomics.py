@@ -35,6 +35,7 @@ from xdsl.traits import Pure
 
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
+from blkc.runtime.access_ranges import base_pointer
 
 _KINDS = frozenset({"add", "and", "or", "xor", "max", "min"})
 """Atomic kinds that combine; max and min only on integers (see `deferrable`)."""
@@ -56,10 +57,10 @@ def deferrable(function: func.FuncOp) -> list[blk.AtomicRMWOp]:
             else:
                 return []
         elif isinstance(op, blk.LoadOp | blk.StoreOp):
-            others.add(_base(op.ptr, pointer_args))
+            others.add(base_pointer(op.ptr, pointer_args))
     if None in others:
         return []  # an access whose pointer argument is not known may alias any
-    return [op for op in candidates if _base(op.ptr, pointer_args) not in others | {None}]
+    return [op for op in candidates if base_pointer(op.ptr, pointer_args) not in others | {None}]
 
 
 def _combinable(op: blk.AtomicRMWOp, entry: Block) -> bool:
@@ -100,16 +101,3 @@ def _invariant(value: SSAValue, entry: Block, seen: dict[SSAValue, bool]) -> boo
         )
     seen[value] = result
     return result
-
-
-def _base(ptr: SSAValue, pointer_args: set[BlockArgument]) -> SSAValue | None:
-    """The pointer argument `ptr` is derived from by pointer arithmetic (None: unknown)."""
-    while ptr not in pointer_args:
-        owner = ptr.owner
-        if isinstance(owner, blk.AddPtrOp):
-            ptr = owner.ptr
-        elif isinstance(owner, blk.CastOp):
-            ptr = owner.src
-        else:
-            return None
-    return ptr

@@ -170,12 +170,7 @@ def compile_ir(
     machine), MCJIT loads it instead of generating code again.
     """
     with _lock:
-        initialize()
-        module = llvm.parse_assembly(llvm_ir)
-        module.verify()
-        tm = _target_machine(opt)
-        module.triple = tm.triple
-        module.data_layout = str(tm.target_data)
+        module, tm = _parsed(llvm_ir, opt)
         if opt and not optimized:
             optimize(module, tm, opt)
             text = str(module)
@@ -199,15 +194,22 @@ def object_code(llvm_ir: str, opt: int) -> bytes:
     """Optimize LLVM IR text at O`opt` and compile it to an object file for the host, to be
     loaded by `elf_loader` (no engine: its symbols are resolved there)."""
     with _lock:
-        initialize()
-        module = llvm.parse_assembly(llvm_ir)
-        module.verify()
-        tm = _target_machine(opt)
-        module.triple = tm.triple
-        module.data_layout = str(tm.target_data)
+        module, tm = _parsed(llvm_ir, opt)
         if opt:
             optimize(module, tm, opt)
         return bytes(tm.emit_object(module))
+
+
+def _parsed(llvm_ir: str, opt: int) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
+    """`llvm_ir` parsed and verified, and the host's target machine at O`opt`, the module
+    set to its triple and data layout (under `_lock`)."""
+    initialize()
+    module = llvm.parse_assembly(llvm_ir)
+    module.verify()
+    tm = _target_machine(opt)
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    return module, tm
 
 
 _DECLARED = re.compile(r'[^@\n]*@("[^"\n]+"|[-\w$.]+)\(')

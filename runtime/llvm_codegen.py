@@ -260,16 +260,8 @@ class CpuKernelEmitter(FunctionEmitter):
 
     def _base_param(self, ptr: SSAValue) -> int | None:
         """The pointer parameter `ptr` was derived from by pointer arithmetic, if known."""
-        while True:
-            if ptr in self.pointer_params:
-                return self.pointer_params[ptr]
-            owner = ptr.owner
-            if isinstance(owner, blk.AddPtrOp):
-                ptr = owner.ptr
-            elif isinstance(owner, blk.CastOp):
-                ptr = owner.src
-            else:
-                return None
+        base = access_ranges.base_pointer(ptr, self.pointer_params)
+        return None if base is None else self.pointer_params[base]
 
     def access_condition(self, op: Operation, ptr: SSAValue, mask: ir.Value | None) -> ir.Value:
         """The access's mask and its address lying inside an argument's array (inside the
