@@ -251,10 +251,7 @@ def key_without_host(*parts: object) -> str:
     """A key of `parts` under blkc's version and sources and llvmlite's version (for what
     describes the host itself: `cpu_target.host`)."""
     blkc, llvmlite = versions("blkc", "llvmlite")
-    digest = hashlib.sha256("\n".join([blkc, _compiler_source(), llvmlite]).encode())
-    for part in parts:
-        digest.update(b"\0" + repr(part).encode())
-    return digest.hexdigest()[:32]
+    return _digest("\n".join([blkc, _compiler_source(), llvmlite]), parts)
 
 
 def load_json(path: Path) -> object:
@@ -268,7 +265,11 @@ def store_json(path: Path, value: object) -> None:
 
 
 def key(*parts: object) -> str:
-    digest = hashlib.sha256(_environment().encode())
+    return _digest(_environment(), parts)
+
+
+def _digest(environment: str, parts: tuple[object, ...]) -> str:
+    digest = hashlib.sha256(environment.encode())
     for part in parts:
         digest.update(b"\0" + repr(part).encode())
     return digest.hexdigest()[:32]

@@ -231,17 +231,9 @@ class CpuKernelEmitter(FunctionEmitter):
         loop and remainder) not be unrolled: the hint goes to them only (a follow-up), so
         that the vectorizer still interleaves as its cost model chooses (a plain
         `llvm.loop.unroll.disable` on the loop turns interleaving off too)."""
-        found = self._loop_hints.get("vectorized-not-unrolled")
-        if found is None:
-            module = self.module
-            disable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
-            followup = module.add_metadata(
-                [ir.MetaDataString(module, "llvm.loop.vectorize.followup_all"), disable]
-            )
-            found = module.add_metadata([None, followup])
-            found.operands = (found, followup)  # a loop's metadata names itself first
-            self._loop_hints["vectorized-not-unrolled"] = found
-        return found
+        module = self.module
+        disable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
+        return self._loop_hint("llvm.loop.vectorize.followup_all", disable)
 
     interruptible = False
 

@@ -46,37 +46,38 @@ def lower_variants(module: ModuleOp, lowering: str, aliased: bool = True) -> dic
     a copy of the strict IR again without it, for launches whose arrays do (False; unless
     not `aliased`); else both share `module`. Each result is verified once, after its last
     pass (`blk-opt` verifies after every pass, and names the pass that broke the IR)."""
-    from blkc.diagnostics import verify_module
     from blkc.passes.convert_blk_to_loops import relies_on_disjoint_args
-    from blkc.pipeline import apply_passes, build_passes, make_context
+    from blkc.pipeline import build_passes
 
     passes = build_passes(lowering)
     assuming = tuple(_assuming_disjoint_args(p) for p in passes)
+    aliased_module = module.clone() if aliased and assuming != passes else None
+    _lower(module, assuming)
     if not aliased:
-        apply_passes(make_context(), module, assuming, verify=False)
-        verify_module(module)
         return {True: module}
-    aliased_module = module.clone() if assuming != passes else None
-    ctx = make_context()
-    apply_passes(ctx, module, assuming, verify=False)
-    verify_module(module)
     if aliased_module is None or not relies_on_disjoint_args(module):
         return {True: module, False: module}
-    apply_passes(ctx, aliased_module, passes, verify=False)
-    verify_module(aliased_module)
+    _lower(aliased_module, passes)
     return {True: module, False: aliased_module}
+
+
+def _lower(module: ModuleOp, passes: Sequence[ModulePass]) -> None:
+    """Run `passes` on `module`, then verify it once."""
+    from blkc.diagnostics import verify_module
+    from blkc.pipeline import apply_passes, make_context
+
+    apply_passes(make_context(), module, passes, verify=False)
+    verify_module(module)
 
 
 def alias_llvm_ir(strict_ir: str, lowering: str, check_bounds: bool) -> str:
     """The LLVM IR of a kernel's variant for launches whose arrays overlap, from its strict
     IR (the `strict` stage): lowered without `disjoint-args`, pointers not noalias."""
-    from blkc.diagnostics import verify_module
-    from blkc.pipeline import apply_passes, build_passes, make_context, parse
+    from blkc.pipeline import build_passes, parse
     from blkc.runtime.llvm_codegen import emit_module
 
     module = parse(strict_ir)
-    apply_passes(make_context(), module, build_passes(lowering), verify=False)
-    verify_module(module)
+    _lower(module, build_passes(lowering))
     return emit_module(module, noalias=False, check_bounds=check_bounds).llvm_ir
 
 
