@@ -41,6 +41,8 @@ from blkc.promotion import policy_setting
 from blkc.runtime.grid import (
     ENTRY_CODES,
     Grid,
+    GridLauncher,
+    KeptLaunchers,
     Launchable,
     check_num_cpu_threads,
     for_user,
@@ -146,7 +148,7 @@ class _Decorator(_Launchable):
         return arguments
 
 
-class JITFunction(_Launchable):
+class JITFunction(KeptLaunchers, _Launchable):
     """A kernel (or a helper that kernels call): ``kernel[grid](*args, **meta)`` compiles the
     variant for the arguments' specialization (once) and runs it on every core."""
 
@@ -487,15 +489,8 @@ class JITFunction(_Launchable):
 
     # -- launch stubs --------------------------------------------------------------------
 
-    def __getitem__(self, grid: Grid) -> Callable[..., None]:
-        if type(grid) is not tuple:  # functions are not kept: they may hold arrays
-            return _GridLaunch(self, grid)
-        launcher = self._grids.get(grid)
-        if launcher is None:
-            launcher = _GridLaunch(self, grid)
-            if len(self._grids) < 64:
-                self._grids[grid] = launcher
-        return launcher
+    def _launcher(self, grid: Grid) -> _GridLaunch:
+        return _GridLaunch(self, grid)
 
     def _launch_fast(self, sizes: tuple[int, int, int], args: tuple[Any, ...], kwargs: Any) -> bool:
         """Launch through a stub of an earlier launch's variant, if one takes these
@@ -742,21 +737,15 @@ class _FastEntry:
         raise_stub_errors(self.kernel, outcome)
 
 
-class _GridLaunch:
+class _GridLaunch(GridLauncher):
     """``kernel[grid]``: launches through a stub where one takes the arguments, else
     through Python (`JITFunction.run`)."""
 
-    __slots__ = ("fn", "grid", "sizes")
+    __slots__ = ("fn",)
 
     def __init__(self, fn: JITFunction, grid: Grid):
+        super().__init__(grid)
         self.fn = fn
-        self.grid = grid
-        self.sizes: tuple[int, int, int] | None = None
-        if not callable(grid):
-            try:
-                self.sizes = normalize_grid(grid, {})
-            except (TypeError, ValueError):
-                pass  # the launch through Python says what is wrong with it
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         fn = self.fn

@@ -26,9 +26,10 @@ from blkc.runtime import cache, launch
 from blkc.runtime.grid import (
     ENTRY_CODES,
     Grid,
+    GridLauncher,
+    KeptLaunchers,
     Launchable,
     for_user,
-    normalize_grid,
     positional_only,
     user_entry,
 )
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Kernel(Launchable):
+class Kernel(KeptLaunchers, Launchable):
     """A compiled kernel, for any target: launch it with ``kernel[grid](*args)``."""
 
     name: str
@@ -109,15 +110,8 @@ class Kernel(Launchable):
         positional_only(self.name, kwargs)
         self.run(grid, args, num_cpu_threads=threads)
 
-    def __getitem__(self, grid: Grid) -> Callable[..., None]:
-        if type(grid) is not tuple:
-            return _KernelLaunch(self, grid)
-        launcher = self._grids.get(grid)
-        if launcher is None:
-            launcher = _KernelLaunch(self, grid)
-            if len(self._grids) < 64:
-                self._grids[grid] = launcher
-        return launcher
+    def _launcher(self, grid: Grid) -> _KernelLaunch:
+        return _KernelLaunch(self, grid)
 
     def _note_launch(self, args: Sequence[object]) -> None:
         """After a launch through Python without keywords: the second in a row whose
@@ -419,21 +413,15 @@ def _pick_kernel(module: ModuleOp, name: str | None) -> func.FuncOp:
 __all__ = ["Kernel", "compile", "compile_cached"]
 
 
-class _KernelLaunch:
+class _KernelLaunch(GridLauncher):
     """``kernel[grid]`` of a compiled kernel: launches through its stub where the stub
     takes the arguments, else through Python (`Kernel.launch`)."""
 
-    __slots__ = ("grid", "kernel", "sizes")
+    __slots__ = ("kernel",)
 
     def __init__(self, kernel: Kernel, grid: Grid):
+        super().__init__(grid)
         self.kernel = kernel
-        self.grid = grid
-        self.sizes: tuple[int, int, int] | None = None
-        if not callable(grid):
-            try:
-                self.sizes = normalize_grid(grid, {})
-            except (TypeError, ValueError):
-                pass  # the launch through Python says what is wrong with it
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         kernel = self.kernel

@@ -154,16 +154,6 @@ def check_num_cpu_threads(value: object) -> int:
     return int(value)
 
 
-__all__ = [
-    "Grid",
-    "Launchable",
-    "check_grid",
-    "positional_only",
-    "user_entry",
-    "check_num_cpu_threads",
-]
-
-
 def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
     """`grid` (or what the grid function `grid` gives for `meta`) as three sizes; a
     TypeError or ValueError for anything that cannot be a grid."""
@@ -189,3 +179,54 @@ def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
         raise ValueError(f"grid sizes must be below 2**31, got {grid}")
     padded = (*grid, 1, 1)[:3]
     return padded[0], padded[1], padded[2]
+
+
+class GridLauncher:
+    """``kernel[grid]`` as a launcher keeps it: the grid, and its sizes where it is no
+    function (None there, or where the launch through Python is to say what is wrong with
+    it)."""
+
+    __slots__ = ("grid", "sizes")
+
+    def __init__(self, grid: Grid):
+        self.grid = grid
+        self.sizes: tuple[int, int, int] | None = None
+        if not callable(grid):
+            try:
+                self.sizes = normalize_grid(grid, {})
+            except (TypeError, ValueError):
+                pass  # the launch through Python says what is wrong with it
+
+
+class KeptLaunchers:
+    """Mixin of a `Launchable` whose ``obj[grid]`` is a `GridLauncher` (`_launcher`): the
+    launcher of each tuple grid is kept in `_grids` (64 at the most; grid functions are
+    not kept: they may hold arrays)."""
+
+    _grids: dict[Any, Any]
+
+    def _launcher(self, grid: Grid) -> GridLauncher:
+        raise NotImplementedError
+
+    def __getitem__(self, grid: Grid) -> Any:
+        if type(grid) is not tuple:
+            return self._launcher(grid)
+        launcher = self._grids.get(grid)
+        if launcher is None:
+            launcher = self._launcher(grid)
+            if len(self._grids) < 64:
+                self._grids[grid] = launcher
+        return launcher
+
+
+__all__ = [
+    "Grid",
+    "Launchable",
+    "check_grid",
+    "positional_only",
+    "user_entry",
+    "check_num_cpu_threads",
+    "normalize_grid",
+    "GridLauncher",
+    "KeptLaunchers",
+]
