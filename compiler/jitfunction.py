@@ -551,8 +551,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         """What a stub accepts for each positional argument (`fast_launch.Arg`), or None
         where this launch cannot have a stub (a runtime argument given by name, an
         argument that is not a NumPy array or a Python number)."""
-        from blkc.runtime.arrays import is_torch_tensor
-        from blkc.runtime.fast_launch import Arg
+        from blkc.runtime.fast_launch import Arg, runtime_arg
 
         names = self.arg_names[: len(args)]
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
@@ -568,28 +567,20 @@ class JITFunction(KeptLaunchers, _Launchable):
                 continue
             at = index[name]
             written = kernel.writes[at] if at < len(kernel.writes) else True
-            if spec.mlir.startswith("!blk.ptr") and type(value) is numpy.ndarray:
-                plan.append(Arg("array", at, dtype=value.dtype, written=written))
-            elif spec.mlir.startswith("!blk.ptr") and is_torch_tensor(value) and value.is_cpu:
-                plan.append(Arg("tensor", at, dtype=value.dtype, value=type(value)))
-            elif spec.mlir == "i1" and type(value) is bool:
-                plan.append(Arg("bool", at))
-            elif spec.mlir in ("i32", "i64") and type(value) is int:
-                narrow = (-(2**31), 2**31 - 1)
-                plan.append(
-                    Arg(
-                        "int",
-                        at,
-                        bounds=narrow if spec.mlir == "i32" else (-(2**63), 2**63 - 1),
-                        excluded=(0, -1) if spec.mlir == "i32" else narrow,
-                        not_one=name not in self.do_not_specialize,
-                        multiple_of_16={"True": True, "False": False}.get(spec.hint),
-                    )
-                )
-            elif spec.mlir == "f32" and type(value) is float:
-                plan.append(Arg("float", at))
-            else:
+            # An i32 excludes what 0/1 and i64 specializations take, an i64 the i32 range.
+            narrow = (-(2**31), 2**31 - 1)
+            arg = runtime_arg(
+                spec.mlir,
+                value,
+                at,
+                written,
+                excluded=(0, -1) if spec.mlir == "i32" else narrow,
+                not_one=name not in self.do_not_specialize,
+                multiple_of_16={"True": True, "False": False}.get(spec.hint),
+            )
+            if arg is None:
                 return None
+            plan.append(arg)
         return plan
 
     @user_entry

@@ -129,6 +129,30 @@ class Arg:
     """A constant's value; for a tensor, its class (`torch.Tensor`)."""
 
 
+def runtime_arg(t: str, value: Any, at: int, written: bool, **int_fields: Any) -> Arg | None:
+    """What a stub accepts for `value`, passed as launcher parameter `at` of blk type `t`
+    (IR text), as it came: an exact NumPy array or a torch CPU tensor of its dtype for a
+    pointer (`written`: the kernel may store through it), an exact bool, an exact int in
+    the type's range (`int_fields`: the other `Arg` fields of a specialization) or an exact
+    float; None for anything else."""
+    from blkc.runtime.arrays import is_torch_tensor
+
+    if t.startswith("!blk.ptr"):
+        if type(value) is numpy.ndarray:
+            return Arg("array", at, dtype=value.dtype, written=written)
+        if is_torch_tensor(value) and value.is_cpu:
+            return Arg("tensor", at, dtype=value.dtype, value=type(value))
+        return None
+    if t == "i1" and type(value) is bool:
+        return Arg("bool", at)
+    if t in ("i32", "i64") and type(value) is int:
+        top = 2 ** (int(t[1:]) - 1)
+        return Arg("int", at, bounds=(-top, top - 1), **int_fields)
+    if t in ("f32", "f64") and type(value) is float:
+        return Arg("float", at)
+    return None
+
+
 @dataclass
 class Stub:
     """A compiled stub; `call(g0, g1, g2, *args)` as the module's docstring says."""

@@ -355,29 +355,17 @@ def stub_plan(kernel: Kernel, args: Sequence[object]) -> list[Any] | None:
     they came: arrays of their dtype, exact ints, floats and bools), or None where one of
     them is something a stub does not read (or the kernel promises divisibility: the
     Python path checks it)."""
-    import numpy
-
-    from blkc.runtime.arrays import is_torch_tensor
-    from blkc.runtime.fast_launch import Arg
+    from blkc.runtime.fast_launch import runtime_arg
 
     if len(args) != len(kernel.param_types) or any(kernel.divisibility):
         return None
     plan = []
     for index, (t, value) in enumerate(zip(kernel.param_types, args, strict=True)):
         written = kernel.writes[index] if index < len(kernel.writes) else True
-        if t.startswith("!blk.ptr") and type(value) is numpy.ndarray:
-            plan.append(Arg("array", index, dtype=value.dtype, written=written))
-        elif t.startswith("!blk.ptr") and is_torch_tensor(value) and value.is_cpu:  # type: ignore[attr-defined]
-            plan.append(Arg("tensor", index, dtype=value.dtype, value=type(value)))  # type: ignore[attr-defined]
-        elif t == "i1" and type(value) is bool:
-            plan.append(Arg("bool", index))
-        elif t in ("i32", "i64") and type(value) is int:
-            width = int(t[1:])
-            plan.append(Arg("int", index, bounds=(-(2 ** (width - 1)), 2 ** (width - 1) - 1)))
-        elif t in ("f32", "f64") and type(value) is float:
-            plan.append(Arg("float", index))
-        else:
+        arg = runtime_arg(t, value, index, written)
+        if arg is None:
             return None
+        plan.append(arg)
     return plan
 
 
