@@ -312,3 +312,24 @@ def load_module(llvm_ir: str, object_code: bytes) -> Any:
         from blkc.runtime.jit import load_object
 
         return load_object(llvm_ir, object_code)
+
+
+def cached_module(key: str | None, variant: str, llvm_ir: Callable[[], str], opt: int) -> Any:
+    """The native code of the LLVM IR `llvm_ir()` makes: the disk cache's object code for
+    `key` and `variant` where it holds one this process loads (`load_module`), else the IR
+    JIT-compiled at O`opt` (`runtime.jit.compile_ir`) and its object code stored there (no
+    disk cache without a `key`)."""
+    from blkc.runtime import cache
+
+    found = cache.load_binary(key, variant) if key else None
+    if found is not None:
+        try:
+            return load_module(*found)
+        except RuntimeError:
+            pass  # an entry this process cannot load: compile again
+    from blkc.runtime.jit import compile_ir
+
+    compiled = compile_ir(llvm_ir(), opt)
+    if key and compiled.object_code:
+        cache.store_binary(key, variant, compiled.llvm_ir, compiled.object_code)
+    return compiled

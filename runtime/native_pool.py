@@ -288,21 +288,10 @@ def compiled_module(machine: str) -> CompiledModule | NativeModule:
     where a process stored it (keyed as kernels are, so a changed blkc, llvmlite or host
     CPU compiles it again), else compiled (about 30 ms) and stored."""
     from blkc.runtime import cache
-    from blkc.runtime.elf_loader import load_module
+    from blkc.runtime.elf_loader import cached_module
 
     key = cache.key("native-pool", machine, _OPT)
-    found = cache.load_binary(key, "pool")
-    if found is not None:
-        try:
-            return load_module(*found)
-        except RuntimeError:
-            pass  # an entry this process cannot load: compile again
-    from blkc.runtime.jit import compile_ir
-
-    compiled = compile_ir(_module_ir(machine), _OPT)
-    if compiled.object_code is not None:
-        cache.store_binary(key, "pool", compiled.llvm_ir, compiled.object_code)
-    return compiled
+    return cached_module(key, "pool", lambda: _module_ir(machine), _OPT)
 
 
 class _Pool:

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from blkc.backends import Backend, TargetOptions
-from blkc.runtime import cache, launch
-from blkc.runtime.elf_loader import load_module
+from blkc.runtime import launch
+from blkc.runtime.elf_loader import cached_module
 from blkc.runtime.grid import normalize_grid
 
 if TYPE_CHECKING:
@@ -153,26 +153,18 @@ class CpuProgram:
                 self._binaries[noalias] = self._load_or_compile(noalias)
             return self._binaries[noalias]
 
+    def _llvm_ir(self, noalias: bool) -> str:
+        """A variant's LLVM IR; the one for overlapping arrays made first if need be."""
+        if noalias not in self.llvm_variants:
+            if self.alias_source is None:
+                raise RuntimeError("no LLVM IR for overlapping arrays, and no way to make it")
+            self.llvm_variants[noalias] = self.alias_source()
+        return self.llvm_variants[noalias]
+
     def _load_or_compile(self, noalias: bool) -> _Binary:
         launch.register_runtime_symbols()
         variant = "noalias" if noalias else "alias"
-        cached = cache.load_binary(self.cache_key, variant) if self.cache_key else None
-        compiled = None
-        if cached is not None:
-            try:
-                compiled = load_module(*cached)
-            except RuntimeError:
-                compiled = None  # an entry this process cannot load: compile again
-        if compiled is None:
-            from blkc.runtime.jit import compile_ir
-
-            if noalias not in self.llvm_variants:
-                if self.alias_source is None:
-                    raise RuntimeError("no LLVM IR for overlapping arrays, and no way to make it")
-                self.llvm_variants[noalias] = self.alias_source()
-            compiled = compile_ir(self.llvm_variants[noalias], self.opt)
-            if self.cache_key and compiled.object_code:
-                cache.store_binary(self.cache_key, variant, compiled.llvm_ir, compiled.object_code)
+        compiled = cached_module(self.cache_key, variant, lambda: self._llvm_ir(noalias), self.opt)
         prototype = ctypes.CFUNCTYPE(None, *launch.launcher_ctypes(self.abi))
         # Failed assertions are recorded per launching thread (`launch._failures`): kernels
         # that assert stay off the native pool, whose workers have no launch.
