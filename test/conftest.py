@@ -3,5 +3,41 @@ in the user's cache."""
 
 import os
 import tempfile
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
 
 os.environ.setdefault("BLKC_CACHE_DIR", tempfile.mkdtemp(prefix="blkc-test-cache-"))
+
+
+def _in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
+    """`work(i)` for each i below `count` on a thread of its own, the threads started
+    together; their results in order, or the first failure re-raised."""
+    start = threading.Barrier(count)
+    results: list[Any] = [None] * count
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            start.wait()
+            results[i] = work(i)
+        except BaseException as err:  # noqa: BLE001 - re-raised by the calling thread
+            errors.append(err)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if errors:
+        raise errors[0]
+    return results
+
+
+@pytest.fixture
+def in_threads() -> Callable[[int, Callable[[int], Any]], list[Any]]:
+    """``in_threads(count, work)``: `work(i)` on `count` threads started together (see
+    `_in_threads`)."""
+    return _in_threads

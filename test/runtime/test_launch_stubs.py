@@ -4,8 +4,8 @@ specialization, a bad argument, a large grid) goes through Python as before."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
+from typing import Any
 
 import numpy
 import pytest
@@ -189,27 +189,17 @@ def test_large_grids_run_on_the_pool_and_empty_grids_do_nothing() -> None:
     assert not out.any()
 
 
-def test_threads_launching_at_once_get_their_own_results() -> None:
-    errors: list[BaseException] = []
-
+def test_threads_launching_at_once_get_their_own_results(in_threads: Any) -> None:
     def work(seed: int) -> None:
-        try:
-            rng = numpy.random.default_rng(seed)
-            for _ in range(200):
-                x = rng.random(96, dtype=numpy.float32)
-                y = rng.random(96, dtype=numpy.float32)
-                out = numpy.zeros(96, numpy.float32)
-                axpy[(3,)](x, y, out, 0.5, 96, BLOCK=32)
-                numpy.testing.assert_allclose(out, 0.5 * x + y, rtol=1e-6)
-        except BaseException as err:  # noqa: BLE001 - reported below
-            errors.append(err)
+        rng = numpy.random.default_rng(seed)
+        for _ in range(200):
+            x = rng.random(96, dtype=numpy.float32)
+            y = rng.random(96, dtype=numpy.float32)
+            out = numpy.zeros(96, numpy.float32)
+            axpy[(3,)](x, y, out, 0.5, 96, BLOCK=32)
+            numpy.testing.assert_allclose(out, 0.5 * x + y, rtol=1e-6)
 
-    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors, errors[0]
+    in_threads(4, work)
 
 
 @blkc.jit

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy
 import pytest
@@ -12,6 +13,8 @@ import pytest
 import blkc
 import blkc.language as tl
 from blkc.runtime import launch
+
+InThreads = Callable[[int, Callable[[int], Any]], list[Any]]
 
 
 @blkc.jit
@@ -21,26 +24,10 @@ def checked(x_ptr, n, BLOCK: tl.constexpr):
     tl.device_assert(x < 100, "x is too large")
 
 
-def _in_threads(count: int, work: Callable[[int], None]) -> None:
-    errors: list[BaseException] = []
-
-    def run(index: int) -> None:
-        try:
-            work(index)
-        except BaseException as err:  # noqa: BLE001 - reported by the test thread
-            errors.append(err)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-
-
 @pytest.mark.parametrize(("size", "block"), [(256, 256), (1 << 17, 8192)], ids=["inline", "pool"])
-def test_each_launch_raises_its_own_failed_assertions(size: int, block: int) -> None:
+def test_each_launch_raises_its_own_failed_assertions(
+    size: int, block: int, in_threads: InThreads
+) -> None:
     """Threads launch the same kernel at once, half of them on arrays that fail its
     assertion: every failing launch raises, and no other does (the failures of one launch
     once went to whichever launch looked next)."""
@@ -60,7 +47,7 @@ def test_each_launch_raises_its_own_failed_assertions(size: int, block: int) -> 
                 raised.append(True)
         outcomes[index] = raised
 
-    _in_threads(4, work)
+    in_threads(4, work)
     assert outcomes == {i: [bool(i % 2)] * 20 for i in range(4)}
 
 
@@ -73,7 +60,9 @@ def gather(x_ptr, index_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize(("size", "block"), [(256, 256), (1 << 16, 4096)], ids=["inline", "pool"])
-def test_each_launch_raises_its_own_out_of_bounds_access(size: int, block: int) -> None:
+def test_each_launch_raises_its_own_out_of_bounds_access(
+    size: int, block: int, in_threads: InThreads
+) -> None:
     """Threads launch the same kernel at once, half of them with an index outside the
     array: every such launch raises IndexError, and no other does (the record of skipped
     accesses was one per kernel, shared by every launch)."""
@@ -97,7 +86,7 @@ def test_each_launch_raises_its_own_out_of_bounds_access(size: int, block: int) 
                 raised.append(True)
         outcomes[index] = raised
 
-    _in_threads(4, work)
+    in_threads(4, work)
     assert outcomes == {i: [bool(i % 2)] * 20 for i in range(4)}
 
 
@@ -166,11 +155,13 @@ def test_set_num_threads_takes_a_positive_int(
     assert blkc.get_num_threads() == 4
 
 
-def test_a_share_caps_the_launches_of_its_thread_only(no_limit: None) -> None:
+def test_a_share_caps_the_launches_of_its_thread_only(
+    no_limit: None, in_threads: InThreads
+) -> None:
     seen: dict[str, int] = {}
     with launch.threads_per_launch(1):
         seen["inside"] = blkc.get_num_threads()
-        _in_threads(1, lambda _: seen.__setitem__("other thread", blkc.get_num_threads()))
+        in_threads(1, lambda _: seen.__setitem__("other thread", blkc.get_num_threads()))
         recorder = _Recorder()
         launch.run_grid(recorder, [], (64, 1, 1))
         assert recorder.threads == {threading.get_ident()}
@@ -178,7 +169,9 @@ def test_a_share_caps_the_launches_of_its_thread_only(no_limit: None) -> None:
     assert blkc.get_num_threads() == 4
 
 
-def test_concurrent_launches_never_run_more_chunks_than_the_limit(no_limit: None) -> None:
+def test_concurrent_launches_never_run_more_chunks_than_the_limit(
+    no_limit: None, in_threads: InThreads
+) -> None:
     blkc.set_num_threads(2)
     running = peak = 0
     lock = threading.Lock()
@@ -192,5 +185,5 @@ def test_concurrent_launches_never_run_more_chunks_than_the_limit(no_limit: None
         with lock:
             running -= 1
 
-    _in_threads(4, lambda _: launch.run_grid(chunk, [], (16, 1, 1)))
+    in_threads(4, lambda _: launch.run_grid(chunk, [], (16, 1, 1)))
     assert 1 <= peak <= 2

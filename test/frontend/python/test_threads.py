@@ -5,7 +5,6 @@ survives thread switches in the middle of building an AST."""
 from __future__ import annotations
 
 import gc
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -16,6 +15,8 @@ import pytest
 import blkc
 import blkc.language as tl
 from blkc.frontend.source import parse_function, replace_source
+
+InThreads = Callable[[int, Callable[[int], Any]], list[Any]]
 
 
 @pytest.fixture
@@ -36,29 +37,6 @@ def switching_threads() -> Iterator[None]:
         gc.set_threshold(*threshold)
 
 
-def _at_once(work: Callable[[int], Any], count: int) -> list[Any]:
-    """`work(i)` for each i on its own thread, started together; re-raises a failure."""
-    start = threading.Barrier(count)
-    results: list[Any] = [None] * count
-    errors: list[BaseException] = []
-
-    def run(i: int) -> None:
-        try:
-            start.wait()
-            results[i] = work(i)
-        except BaseException as err:  # noqa: BLE001 - re-raised below
-            errors.append(err)
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    if errors:
-        raise errors[0]
-    return results
-
-
 def _kernel_source() -> Callable[..., Any]:
     def scale(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr):
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
@@ -70,7 +48,7 @@ def _kernel_source() -> Callable[..., Any]:
     return scale
 
 
-def test_threads_parse_kernels_at_once(switching_threads: None) -> None:
+def test_threads_parse_kernels_at_once(switching_threads: None, in_threads: InThreads) -> None:
     # Long kernels, each its own function object (parsed once each).
     body = "".join(
         f"    y{i} = tl.where(x > {i}, x * {i}, (x - 1.0) // {i + 1})\n" for i in range(150)
@@ -79,11 +57,11 @@ def test_threads_parse_kernels_at_once(switching_threads: None) -> None:
     functions = [_kernel_source() for _ in range(24)]
     for function in functions:
         replace_source(function, source)
-    trees = _at_once(lambda i: [parse_function(f).tree for f in functions[i::4]], 4)
+    trees = in_threads(4, lambda i: [parse_function(f).tree for f in functions[i::4]])
     assert [len(tree.body) for parsed in trees for tree in parsed] == [151] * 24
 
 
-def test_threads_launching_a_new_variant_compile_it_once() -> None:
+def test_threads_launching_a_new_variant_compile_it_once(in_threads: InThreads) -> None:
     kernel = blkc.jit(_kernel_source())
     block, n = 128, 1000
     x = numpy.linspace(-3, 3, n, dtype=numpy.float32)
@@ -93,7 +71,7 @@ def test_threads_launching_a_new_variant_compile_it_once() -> None:
         kernel[(blkc.cdiv(n, block),)](x, out, n, float(i + 1), BLOCK=block)
         return out
 
-    outs = _at_once(launch, 4)
+    outs = in_threads(4, launch)
     for i, out in enumerate(outs):
         expected = numpy.where(x > 0, x * (i + 1), (x - 1) * (i + 1))
         numpy.testing.assert_allclose(out, expected, rtol=1e-6)
