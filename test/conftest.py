@@ -41,3 +41,22 @@ def in_threads() -> Callable[[int, Callable[[int], Any]], list[Any]]:
     """``in_threads(count, work)``: `work(i)` on `count` threads started together (see
     `_in_threads`)."""
     return _in_threads
+
+
+@pytest.fixture
+def count_calls(monkeypatch: pytest.MonkeyPatch) -> Callable[[Any, str], list[int]]:
+    """``count_calls(owner, name)``: `owner.name` patched for the test to count its calls
+    (still calling through); the count is the returned list's one item."""
+
+    def patch(owner: Any, name: str) -> list[int]:
+        count = [0]
+        original = getattr(owner, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            count[0] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(owner, name, counted)
+        return count
+
+    return patch

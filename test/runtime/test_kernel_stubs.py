@@ -4,7 +4,8 @@ which takes exactly what the Python path takes and leaves everything else to it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 import pytest
@@ -44,17 +45,9 @@ def kernel(request: pytest.FixtureRequest) -> Kernel:
 
 
 @pytest.fixture
-def python_launches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+def python_launches(count_calls: Callable[[Any, str], list[int]]) -> list[int]:
     """How many launches went through Python (`Kernel.launch`)."""
-    count = [0]
-    original = Kernel.launch
-
-    def counted(self: Kernel, *args: object, **kwargs: object) -> None:
-        count[0] += 1
-        original(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Kernel, "launch", counted)
-    yield count
+    return count_calls(Kernel, "launch")
 
 
 def test_launches_after_the_second_run_through_the_stub(

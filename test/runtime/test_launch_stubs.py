@@ -4,7 +4,7 @@ specialization, a bad argument, a large grid) goes through Python as before."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy
@@ -19,17 +19,9 @@ pytestmark = pytest.mark.skipif(not fast_launch.available(), reason="no launch s
 
 
 @pytest.fixture
-def python_launches(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+def python_launches(count_calls: Callable[[Any, str], list[int]]) -> list[int]:
     """How many launches went through Python (`JITFunction._run`)."""
-    count = [0]
-    original = JITFunction._run
-
-    def counted(self: JITFunction, *args: object, **kwargs: object) -> object:
-        count[0] += 1
-        return original(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(JITFunction, "_run", counted)
-    yield count
+    return count_calls(JITFunction, "_run")
 
 
 @blkc.jit
