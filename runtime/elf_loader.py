@@ -21,6 +21,7 @@ import struct
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 _RUNTIME_SYMBOLS: dict[str, int] = {}
@@ -73,6 +74,7 @@ def symbol_address(name: str) -> int | None:
     return None
 
 
+@cache
 def supported() -> bool:
     """Whether this process can load objects here: x86-64 Linux."""
     import platform
@@ -211,10 +213,16 @@ def _address(memory: mmap.mmap) -> int:
 
 
 def _protect(address: int, size: int, protection: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    if libc.mprotect(address, size, protection) != 0:
+    if _mprotect()(address, size, protection) != 0:
         raise UnsupportedObject(f"mprotect failed (errno {ctypes.get_errno()})")
+
+
+@cache
+def _mprotect() -> Any:
+    """The C library's `mprotect`, declared once."""
+    mprotect = ctypes.CDLL(None, use_errno=True).mprotect
+    mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    return mprotect
 
 
 def _symbols(
