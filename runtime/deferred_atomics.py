@@ -30,6 +30,7 @@ programs on other threads reassociates them too.
 from __future__ import annotations
 
 from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.traits import Pure
 
@@ -70,18 +71,12 @@ def _combinable(op: blk.AtomicRMWOp, entry: Block) -> bool:
         return False
     if isinstance(element, PtrType) or not isinstance(op.ptr.type, PtrType):
         return False  # a block of pointers left in loop IR, or an atomic on pointers
-    if kind in ("max", "min") and not _is_integer(element):
+    if kind in ("max", "min") and not isinstance(element, IntegerType):
         return False  # float max/min order NaNs and signed zeros by their own rules
     invariant: dict[SSAValue, bool] = {}
     return _invariant(op.ptr, entry, invariant) and (
         op.mask is None or _invariant(op.mask, entry, invariant)
     )
-
-
-def _is_integer(t: object) -> bool:
-    from xdsl.dialects.builtin import IntegerType
-
-    return isinstance(t, IntegerType)
 
 
 def _invariant(value: SSAValue, entry: Block, seen: dict[SSAValue, bool]) -> bool:
