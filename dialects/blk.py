@@ -2411,6 +2411,27 @@ accumulator's type."""
 
 
 @irdl_op_definition
+class PrefetchOp(IRDLOperation):
+    """A hint, in loop IR, that the element `ptr` points to will be read soon: its cache
+    line is fetched into the caches if it is not there. Not an access: it never faults,
+    reads nothing and is not bounds-checked, so `ptr` may point anywhere
+    (`prefetch-next-iteration` makes these).
+
+    ```mlir
+    blk.prefetch %p : !blk.ptr<bf16>
+    ```
+    """
+
+    name = "blk.prefetch"
+    ptr = operand_def(PtrType)
+    traits = traits_def(MemoryEffect())
+    assembly_format = "$ptr attr-dict `:` type($ptr)"
+
+    def __init__(self, ptr: SSAValue):
+        super().__init__(operands=[ptr])
+
+
+@irdl_op_definition
 class DotTileOp(IRDLOperation):
     """One register tile of a `dot` in loop IR (buffers, not blocks): the `rows` x `cols`
     block of `acc` at (`indices`: batch index if any, first row, first column) plus the
@@ -2648,6 +2669,7 @@ Blk = Dialect(
         YieldOp,
         DotOp,
         DotTileOp,
+        PrefetchOp,
         PrintOp,
         AssertOp,
     ],

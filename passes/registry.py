@@ -17,6 +17,7 @@ _PASSES: dict[str, str] = {
     "to-strict": "blkc.passes.to_strict:ToStrictPipeline",
     "carry-pointer-offsets": "blkc.passes.carry_pointer_offsets:CarryPointerOffsetsPass",
     "convert-blk-to-loops": "blkc.passes.convert_blk_to_loops:ConvertBlkToLoopsPass",
+    "prefetch-next-iteration": "blkc.passes.prefetch_next_iteration:PrefetchNextIterationPass",
     "lower-int-semantics": "blkc.passes.lower_int_semantics:LowerIntSemanticsPass",
     "emulate-small-floats": "blkc.passes.emulate_small_floats:EmulateSmallFloatsPass",
     "convert-blk-to-simt": "blkc.passes.convert_blk_to_simt:ConvertBlkToSimtPass",

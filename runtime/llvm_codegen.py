@@ -47,6 +47,9 @@ CANCEL_SYMBOL = "blkc_cancel"
 LONG_LOOP = 64
 """Iterations from which an innermost loop of constant trip count is not unrolled
 (`CpuKernelEmitter.loop_metadata`)."""
+PREFETCH_LOCALITY = 3
+"""`llvm.prefetch`'s locality for `blk.prefetch`: 3 keeps the line in every cache level
+(x86 `prefetcht0`)."""
 GRID_PARAMS = ("pid_x", "pid_y", "pid_z", "nprog_x", "nprog_y", "nprog_z")
 """The program's ids and the grid's size, as the kernel takes them (after the bounds)."""
 
@@ -584,6 +587,16 @@ class CpuKernelEmitter(FunctionEmitter):
         nanos = b.load(b.gep(spec, [zero, ir.Constant(I32, 1)]))
         self.set(op, b.add(b.mul(seconds, ir.Constant(I64, 1_000_000_000)), nanos))
 
+    def emit_prefetch(self, op: blk.PrefetchOp) -> None:
+        """`llvm.prefetch` of `op`'s address for reading, into every cache level
+        (`PREFETCH_LOCALITY`)."""
+        prefetch = self.declare("llvm.prefetch.p0", ir.VoidType(), [PTR, I32, I32, I32])
+        self.builder.call(
+            prefetch,
+            [self.get(op.ptr), ir.Constant(I32, 0), ir.Constant(I32, PREFETCH_LOCALITY),
+             ir.Constant(I32, 1)],
+        )  # fmt: skip
+
     def emit_atomic_rmw(self, op: blk.AtomicRMWOp, value: ir.Value | None = None) -> None:
         """An atomic; a deferred one (`deferred_atomics`) combines its value into the run's
         accumulator instead, and the run's last program applies the accumulated value."""
@@ -666,4 +679,5 @@ _HANDLERS: dict[type[Operation], Handler] = {
     blk.AssertOp: CpuKernelEmitter.emit_assert,
     blk.GlobalTimerOp: CpuKernelEmitter.emit_global_timer,
     blk.DotTileOp: emit_dot_tile,
+    blk.PrefetchOp: CpuKernelEmitter.emit_prefetch,
 }

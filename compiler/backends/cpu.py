@@ -1,8 +1,8 @@
 """The `cpu` target: one program is one loop nest per block, vectorized by LLVM, the grid
 run on every core.
 
-Lowering: `carry-pointer-offsets`, `convert-blk-to-loops`, `lower-int-semantics`,
-`emulate-small-floats`; then LLVM IR (`blkc.runtime.llvm_codegen`), llvmlite's O3 and
+Lowering: `carry-pointer-offsets`, `convert-blk-to-loops`, `prefetch-next-iteration`,
+`lower-int-semantics`, `emulate-small-floats`; then LLVM IR (`blkc.runtime.llvm_codegen`), llvmlite's O3 and
 MCJIT. Each launch checks whether its arrays share bytes and picks one of two variants:
 for arrays that do not, the loops lowered with `disjoint-args` and pointer arguments
 marked `noalias`; for arrays that do, neither (lowered again only where the option made a
@@ -36,7 +36,10 @@ if TYPE_CHECKING:
 # Loading a kernel from the disk cache and launching it needs neither xDSL nor the code
 # generator: they are imported where a kernel is lowered.
 
-LOWERING = "carry-pointer-offsets,convert-blk-to-loops,lower-int-semantics,emulate-small-floats"
+LOWERING = (
+    "carry-pointer-offsets,convert-blk-to-loops,prefetch-next-iteration,lower-int-semantics,"
+    "emulate-small-floats"
+)
 
 
 def lower_variants(module: ModuleOp, lowering: str, aliased: bool = True) -> dict[bool, ModuleOp]:

@@ -755,3 +755,11 @@ func.func @dot_tile_indices(%a: memref<8x4xf32>, %b: memref<4x32xf32>, %c: memre
   blk.dot_tile %a, %b, %c[%i] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<8x4xf32>, memref<4x32xf32>, memref<8x32xf32>
   func.return
 }
+
+// -----
+
+func.func @prefetch_not_a_pointer(%x: f32) {
+  // expected-error @+1 {{f32 should be of base attribute blk.ptr}}
+  blk.prefetch %x : f32
+  func.return
+}

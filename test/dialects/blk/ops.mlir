@@ -340,3 +340,13 @@ func.func @dot_tile(%a: memref<8x4xbf16>, %b: memref<2x32x2xbf16>, %c: memref<8x
   blk.dot_tile %u, %v, %w[%i, %j] {rows = 3 : i64, cols = 16 : i64, lanes = 8 : i64} : memref<8x4xf64>, memref<4x32xf64>, memref<8x32xf64>
   func.return
 }
+
+// -----
+
+// A prefetch hint in loop IR (`prefetch-next-iteration`).
+// CHECK-LABEL: func.func @prefetch
+// CHECK: blk.prefetch %{{.*}} : !blk.ptr<bf16>
+func.func @prefetch(%p: !blk.ptr<bf16>) {
+  blk.prefetch %p : !blk.ptr<bf16>
+  func.return
+}

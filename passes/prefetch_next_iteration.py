@@ -1,0 +1,409 @@
+"""`prefetch-next-iteration`: in a loop whose body multiplies tiles (`blk.dot_tile`), the
+cache lines its loads will read in the next iteration are prefetched during this
+iteration's multiplication.
+
+A matmul's K loop copies a tile of A and a tile of B each iteration, row by row. Rows of a
+large matrix lie pages apart, where the hardware's prefetchers do not follow, so each copy
+waits for memory: in a 2048^3 bfloat16 matmul with 128 x 128 x 64 blocks the two copies
+took a fifth of the time, most of it waiting. This pass runs on loop IR (after
+`convert-blk-to-loops`) and gives the waiting to the arithmetic instead, as Triton's
+software pipelining (`num_stages`) does on GPUs:
+
+- a loop qualifies when its body holds a `blk.dot_tile` in a nest of counted loops (the
+  tile loops of a `dot`) and loads in other nests of counted loops (the copies);
+- a load's next address is its address computed again with the loop's index advanced by
+  its step and each induction variable (a loop-carried integer the body advances by a
+  loop-invariant amount, as `carry-pointer-offsets` leaves `a_ptrs += BLOCK_K`) advanced
+  by its increment; a load whose address depends on anything else (a value loaded in the
+  loop, another loop-carried value) is left alone;
+- the load's nest is walked one cache line at a time along its contiguous dimension (the
+  loop index that moves the address by one element), and every other dimension in full;
+- that work is spread evenly over the visits of the dot's tile loops, each visit
+  prefetching its share (`blk.prefetch`, which never faults: masks are ignored, and the
+  last iteration's prefetches past the data are harmless).
+
+Nothing is read or written that was not before: only the time at which lines arrive
+changes.
+
+```mlir
+%r = scf.for %k = %lb to %ub step %s iter_args(%o = %zero) -> (i64) : i32 {
+  scf.for %i = %c0 to %c128 step %c1 {      // the copy of A's tile
+    scf.for %j = %c0 to %c64 step %c1 {
+      ...%p = blk.addptr %row, %o...
+      %x = blk.load %p mask %m other %z : !blk.ptr<bf16>
+      memref.store %x, %a[%i, %j] : memref<128x64xbf16>
+    }
+  }
+  scf.for %ti = %c0 to %c32 step %c1 {      // the dot's tiles
+    scf.for %tj = %c0 to %c4 step %c1 {
+      // added: this visit's share of the 128 x 3 lines of A's next tile
+      scf.for %w = %lo to %hi step %c1 { ...blk.prefetch %p_next... }
+      blk.dot_tile %a, %b, %c[...] ...
+    }
+  }
+  scf.yield (%o + 64)
+}
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import Pure
+
+from blkc import dtypes
+from blkc.dialects import blk
+from blkc.dialects.types import PtrType
+
+LINE_BYTES = 64
+"""The cache line of every x86-64 CPU (and most others)."""
+
+
+@dataclass(frozen=True)
+class PrefetchNextIterationPass(ModulePass):
+    """Loops that multiply tiles prefetch their loads' next tiles while they multiply."""
+
+    name = "prefetch-next-iteration"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for loop in [o for o in op.walk() if isinstance(o, scf.ForOp)]:
+            _Loop(loop).prefetch()
+
+
+def _constant(value: SSAValue) -> int | None:
+    """The integer `value` is, where a constant op defines it."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp | blk.ConstantOp) and isinstance(
+        owner.value, IntegerAttr
+    ):
+        return owner.value.value.data
+    return None
+
+
+def _counted_nest(op: Operation, stop: Operation) -> list[scf.ForOp] | None:
+    """The loops from `stop`'s body down to `op` (outermost first), if each is a loop
+    over 0, 1, ... n - 1 with constant n and no carried values; else None."""
+    loops: list[scf.ForOp] = []
+    parent = op.parent_op()
+    while parent is not stop:
+        if (
+            not isinstance(parent, scf.ForOp)
+            or parent.iter_args
+            or _constant(parent.lb) != 0
+            or _constant(parent.step) != 1
+            or _constant(parent.ub) is None
+        ):
+            return None
+        loops.append(parent)
+        parent = parent.parent_op()
+        if parent is None:
+            return None
+    return loops[::-1]
+
+
+_DIVISIONS = (
+    arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp, arith.CeilDivSIOp,
+    arith.CeilDivUIOp, arith.FloorDivSIOp, blk.TrueDivOp, blk.FloorDivOp, blk.ModOp,
+)  # fmt: skip
+
+
+def _safe(op: Operation, stored: set[SSAValue]) -> bool:
+    """Whether computing `op` again, where the loop's next iteration might not run, can do
+    no harm: pure arithmetic (an integer division only by a nonzero constant) or a read
+    of a buffer the loop does not write."""
+    if isinstance(op, memref.LoadOp):
+        return op.memref not in stored
+    if isinstance(op, _DIVISIONS):
+        return _constant(op.operands[1]) not in (None, 0)
+    return op.has_trait(Pure) or op.name.startswith("arith.")
+
+
+def _trips(loop: scf.ForOp) -> int:
+    trips = _constant(loop.ub)
+    assert trips is not None
+    return trips
+
+
+class _Loop:
+    """One `scf.for` and what it takes to compute its next iteration's addresses."""
+
+    def __init__(self, loop: scf.ForOp):
+        self.loop = loop
+        self.body = loop.body.block
+        self.stored = {
+            o.memref for o in loop.walk() if isinstance(o, memref.StoreOp)
+        }  # buffers the loop writes: reading them again later may give other values
+
+    def prefetch(self) -> None:
+        dot = next((o for o in self.loop.walk() if isinstance(o, blk.DotTileOp)), None)
+        tiles = _counted_nest(dot, self.loop) if dot is not None else None
+        if dot is None or tiles is None:
+            return
+        inductions = self._inductions()
+        loads = []
+        for load in self.loop.walk():
+            if not isinstance(load, blk.LoadOp) or (tiles and tiles[0].is_ancestor(load)):
+                continue
+            nest = _counted_nest(load, self.loop)
+            if nest is None:
+                continue
+            ops = self._slice(load.ptr, {*inductions, self.body.args[0]}, nest)
+            if ops is None:
+                continue
+            walk = _line_walk(load.ptr, nest, ops)
+            if walk is not None:
+                loads.append((load, nest, ops, walk))
+        if not loads:
+            return
+        here = Block()
+        visit, visits = _visit_index(here, tiles)
+        mapping = self._next_iteration(here, inductions)
+        for load, nest, ops, (counts, contiguous, line) in loads:
+            self._spread(here, visit, visits, load, nest, ops, counts, contiguous, line, mapping)
+        inner = tiles[-1].body.block if tiles else self.body
+        anchor = dot if dot.parent_block() is inner else inner.first_op
+        for op in list(here.ops):
+            op.detach()
+            inner.insert_op_before(op, anchor)
+        index = self.body.args[0]
+        following = mapping[index].owner
+        if isinstance(following, Operation) and not following.results[0].uses:
+            following.detach()
+            following.erase()
+
+    # -- what the next iteration computes ------------------------------------------------
+
+    def _inductions(self) -> dict[SSAValue, tuple[SSAValue, list[Operation]]]:
+        """The carried integers the body advances by a loop-invariant increment: each with
+        that increment and the ops inside the loop that compute it."""
+        found: dict[SSAValue, tuple[SSAValue, list[Operation]]] = {}
+        yielded = self.body.last_op
+        if not isinstance(yielded, scf.YieldOp):
+            return found
+        for arg, value in zip(self.body.args[1:], yielded.operands, strict=True):
+            add = value.owner
+            if not isinstance(add, arith.AddiOp | blk.AddOp):
+                continue
+            if add.lhs is arg:
+                increment = add.rhs
+            elif add.rhs is arg:
+                increment = add.lhs
+            else:
+                continue
+            ops = self._slice(increment, set(), [])
+            if ops is not None:
+                found[arg] = (increment, ops)
+        return found
+
+    def _slice(
+        self, value: SSAValue, leaves: set[SSAValue], nest: Sequence[scf.ForOp]
+    ) -> list[Operation] | None:
+        """The ops inside the loop that `value` depends on, in order, where each is pure
+        or reads a buffer the loop does not write, and the block arguments reached are
+        `leaves` or the indices of `nest`; else None."""
+        indices = {loop.body.block.args[0] for loop in nest}
+        order: list[Operation] = []
+        seen: set[Operation] = set()
+        advanced: set[SSAValue] = set(leaves)  # values the next iteration changes
+
+        def visit(v: SSAValue) -> bool:
+            if isinstance(v, BlockArgument):
+                return v in leaves or v in indices or not self.loop.is_ancestor(v.owner)
+            op = v.owner
+            assert isinstance(op, Operation)
+            if op in seen or not self.loop.is_ancestor(op):
+                return True
+            if op.regions or not _safe(op, self.stored) or not all(visit(o) for o in op.operands):
+                return False
+            if isinstance(op, memref.LoadOp) and any(i in advanced for i in op.indices):
+                return False  # a buffer read at the next iteration's index may be outside it
+            if any(o in advanced for o in op.operands):
+                advanced.update(op.results)
+            seen.add(op)
+            order.append(op)
+            return True
+
+        return order if visit(value) else None
+
+    def _next_iteration(
+        self, here: Block, inductions: dict[SSAValue, tuple[SSAValue, list[Operation]]]
+    ) -> dict[SSAValue, SSAValue]:
+        """The loop's index and induction variables as the next iteration sees them,
+        computed at the end of `here`."""
+        index = self.body.args[0]
+        after = arith.AddiOp(index, self.loop.step)
+        here.add_op(after)
+        mapping: dict[SSAValue, SSAValue] = {index: after.result}
+        for arg, (increment, ops) in inductions.items():
+            copies: dict[SSAValue, SSAValue] = {}
+            for op in ops:
+                here.add_op(op.clone(copies))
+            advanced = arith.AddiOp(arg, copies.get(increment, increment))
+            here.add_op(advanced)
+            mapping[arg] = advanced.result
+        return mapping
+
+    # -- the prefetches -----------------------------------------------------------------
+
+    def _spread(
+        self,
+        here: Block,
+        visit: SSAValue,
+        visits: int,
+        load: blk.LoadOp,
+        nest: Sequence[scf.ForOp],
+        ops: Sequence[Operation],
+        counts: Sequence[int],
+        contiguous: int,
+        line: int,
+        mapping: dict[SSAValue, SSAValue],
+    ) -> None:
+        """Visit `visit` of `visits` prefetches its share of `load`'s lines: a loop over
+        lines w in [visit * W / visits, (visit + 1) * W / visits) of the W of its nest."""
+        work = 1
+        for count in counts:
+            work *= count
+        index = IndexType()
+
+        def const(n: int) -> SSAValue:
+            op = arith.ConstantOp(IntegerAttr(n, index))
+            here.add_op(op)
+            return op.result
+
+        def share(v: SSAValue) -> SSAValue:
+            scaled = arith.MuliOp(v, const(work))
+            part = arith.DivUIOp(scaled, const(visits))
+            here.add_ops([scaled, part])
+            return part.result
+
+        first = share(visit)
+        following = arith.AddiOp(visit, const(1))
+        here.add_op(following)
+        last = share(following.result)
+        step = Block(arg_types=[index])
+        w = step.args[0]
+        copies = dict(mapping)
+        rest: SSAValue = w
+        for position in range(len(counts) - 1, -1, -1):  # the innermost dimension first
+            count = const(counts[position]) if position else None
+            digit: SSAValue = rest
+            if count is not None:
+                remainder, quotient = arith.RemUIOp(rest, count), arith.DivUIOp(rest, count)
+                step.add_ops([remainder, quotient])
+                digit, rest = remainder.result, quotient.result
+            if position == contiguous:  # a line's first element, the last one last
+                trips = _trips(nest[position])
+                scaled = arith.MuliOp(digit, const(line))
+                clamped = arith.MinUIOp(scaled.result, const(trips - 1))
+                step.add_ops([scaled, clamped])
+                digit = clamped.result
+            copies[nest[position].body.block.args[0]] = digit
+        for op in ops:
+            step.add_op(op.clone(copies))
+        step.add_op(blk.PrefetchOp(copies.get(load.ptr, load.ptr)))
+        step.add_op(scf.YieldOp())
+        here.add_op(scf.ForOp(first, last, const(1), [], step))
+
+
+def _visit_index(here: Block, tiles: Sequence[scf.ForOp]) -> tuple[SSAValue, int]:
+    """The visit's number among the tile loops' visits (row-major), and their count."""
+    index = IndexType()
+    zero = arith.ConstantOp(IntegerAttr(0, index))
+    here.add_op(zero)
+    visit: SSAValue = zero.result
+    visits = 1
+    for loop in tiles:
+        trips = arith.ConstantOp(IntegerAttr(_trips(loop), index))
+        scaled = arith.MuliOp(visit, trips)
+        added = arith.AddiOp(scaled, loop.body.block.args[0])
+        here.add_ops([trips, scaled, added])
+        visit, visits = added.result, visits * _trips(loop)
+    return visit, visits
+
+
+def _line_walk(
+    ptr: SSAValue, nest: Sequence[scf.ForOp], ops: Sequence[Operation]
+) -> tuple[list[int], int, int] | None:
+    """How to walk the lines `ptr` reads over `nest`: the trip counts with the contiguous
+    dimension counted in lines (plus one for a last line that is not aligned), that
+    dimension, and the elements a line holds; None where no index of the nest moves the
+    address by one element."""
+    pointee = ptr.type.pointee if isinstance(ptr.type, PtrType) else None
+    if pointee is None:
+        return None
+    width = dtypes.from_xdsl(pointee).width
+    line = max(1, LINE_BYTES * 8 // width) if width else 1
+    in_slice = set(ops)
+    contiguous = None
+    for position in range(len(nest) - 1, -1, -1):
+        if _derivative(ptr, nest[position].body.block.args[0], in_slice, {}) == 1:
+            contiguous = position
+            break
+    if contiguous is None:
+        return None
+    counts = [_trips(loop) for loop in nest]
+    trips = counts[contiguous]
+    counts[contiguous] = (trips - 1 + line - 1) // line + 1 if trips > 1 else 1
+    return counts, contiguous, line
+
+
+_SAME = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, blk.CastOp)
+_SUMS = (arith.AddiOp, arith.SubiOp, blk.AddOp, blk.SubOp, blk.AddPtrOp)
+
+
+def _derivative(
+    value: SSAValue, index: SSAValue, ops: set[Operation], memo: dict[SSAValue, int | None]
+) -> int | None:
+    """How far `value` moves (in elements, for pointers) when `index` grows by one, where
+    the slice's arithmetic says so; None where it does not. Of a select's two values the
+    first known one counts (a prefetch's address may be wrong, never harmful)."""
+    if value is index:
+        return 1
+    if isinstance(value, BlockArgument) or value.owner not in ops:
+        return 0
+    if value in memo:
+        return memo[value]
+    op = value.owner
+    assert isinstance(op, Operation)
+
+    def of(v: SSAValue) -> int | None:
+        return _derivative(v, index, ops, memo)
+
+    result: int | None
+    if isinstance(op, arith.ConstantOp):
+        result = 0
+    elif isinstance(op, _SAME):
+        result = of(op.operands[0])
+    elif isinstance(op, _SUMS):
+        a, b = of(op.operands[0]), of(op.operands[1])
+        sign = -1 if isinstance(op, arith.SubiOp | blk.SubOp) else 1
+        result = None if a is None or b is None else a + sign * b
+    elif isinstance(op, arith.MuliOp | blk.MulOp):
+        lhs, rhs = op.operands
+        a, b = of(lhs), of(rhs)
+        ca, cb = _constant(lhs), _constant(rhs)
+        if a == 0 and b == 0:
+            result = 0
+        elif a == 0 and ca is not None and b is not None:
+            result = ca * b
+        elif b == 0 and cb is not None and a is not None:
+            result = cb * a
+        else:
+            result = None
+    elif isinstance(op, arith.SelectOp | blk.WhereOp):
+        a, b = of(op.operands[1]), of(op.operands[2])
+        result = a if a is not None else b
+    else:
+        result = 0 if all(of(o) == 0 for o in op.operands) else None
+    memo[value] = result
+    return result
+
+
+__all__ = ["PrefetchNextIterationPass"]

@@ -1,0 +1,125 @@
+"""`prefetch-next-iteration` in compiled kernels: K loops that multiply tiles prefetch the
+next iteration's tiles (the loop IR says so), results stay those of NumPy (masked last
+steps, every dot kind), and prefetching far outside the arrays neither faults nor trips
+the bounds checks."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy
+import pytest
+
+import blkc
+import blkc.language as tl
+
+
+@blkc.jit
+def matmul(
+    a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk, stride_cm,
+    BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, ACC: tl.constexpr,
+):  # fmt: skip
+    """Triton's tutorial matmul (without the grouped order)."""
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    offs_m = (pid_m * BM + tl.arange(0, BM)) % M
+    offs_n = (pid_n * BN + tl.arange(0, BN)) % N
+    offs_k = tl.arange(0, BK)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    acc = tl.zeros((BM, BN), dtype=ACC)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BK, other=0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BK, other=0)
+        acc = tl.dot(a, b, acc)
+        a_ptrs += BK
+        b_ptrs += BK * stride_bk
+    c = acc.to(c_ptr.dtype.element_ty)
+    rows = pid_m * BM + tl.arange(0, BM)
+    cols = pid_n * BN + tl.arange(0, BN)
+    tl.store(
+        c_ptr + rows[:, None] * stride_cm + cols[None, :],
+        c,
+        mask=(rows[:, None] < M) & (cols[None, :] < N),
+    )
+
+
+CASES = {
+    "float32": (numpy.float32, tl.float32, numpy.float32),
+    "bfloat16": (ml_dtypes.bfloat16, tl.float32, ml_dtypes.bfloat16),
+    "int8": (numpy.int8, tl.int32, numpy.int32),
+}
+
+
+@pytest.mark.parametrize("dtype", list(CASES))
+def test_a_k_loop_prefetches_and_stays_right(dtype: str) -> None:
+    elem, acc, out = CASES[dtype]
+    m, n, k, bm, bn, bk = 48, 64, 100, 16, 32, 32  # K: three whole steps and a masked one
+    rng = numpy.random.default_rng(7)
+    if dtype == "int8":
+        a = rng.integers(-128, 128, (m, k)).astype(elem)
+        b = rng.integers(-128, 128, (k, n)).astype(elem)
+    else:
+        a = rng.standard_normal((m, k)).astype(elem)
+        b = rng.standard_normal((k, n)).astype(elem)
+    c = numpy.zeros((m, n), out)
+    grid = (m // bm, n // bn)
+    args = (a, b, c, m, n, k, k, n, n)
+    compiled = matmul.warmup(*args, BM=bm, BN=bn, BK=bk, ACC=acc, grid=grid)
+    loops = compiled.asm["loops"]
+    # Both tiles' next copies, each in the dot's tile loop.
+    assert loops.count("blk.prefetch") == 2
+    assert loops.index("blk.prefetch") < loops.index("blk.dot_tile")
+    matmul[grid](*args, BM=bm, BN=bn, BK=bk, ACC=acc)
+    expected = a.astype(numpy.float64) @ b.astype(numpy.float64)
+    if dtype == "int8":
+        numpy.testing.assert_array_equal(c, expected.astype(numpy.int32))
+    else:
+        numpy.testing.assert_allclose(c.astype(numpy.float64), expected, rtol=2e-2, atol=5e-2)
+
+
+@blkc.jit
+def strided_sum_of_products(a_ptr, c_ptr, n, step, B: tl.constexpr):
+    """Products of tiles `step` elements apart, `n` of them: after the last, the next
+    tile's address is far outside the array."""
+    rows = tl.arange(0, B)[:, None] * B + tl.arange(0, B)[None, :]
+    ptrs = a_ptr + rows
+    acc = tl.zeros((B, B), dtype=tl.float32)
+    for _ in range(n):
+        x = tl.load(ptrs)
+        acc = tl.dot(x, x, acc)
+        ptrs += step
+    tl.store(c_ptr + rows, acc)
+
+
+@pytest.mark.parametrize("step", [2**31 - 1, -(2**31)])
+def test_prefetching_far_outside_the_arrays_is_harmless(step: int) -> None:
+    a = numpy.random.default_rng(1).standard_normal((16, 16)).astype(numpy.float32)
+    c = numpy.zeros_like(a)
+    compiled = strided_sum_of_products.warmup(a, c, 1, step, B=16, grid=(1,))
+    assert "blk.prefetch" in compiled.asm["loops"]
+    strided_sum_of_products[(1,)](a, c, 1, step, B=16)  # bounds checks on: none reported
+    numpy.testing.assert_allclose(c, a @ a, rtol=1e-5, atol=1e-5)
+
+
+@blkc.jit
+def blocks_by_index(q_ptr, k_ptr, o_ptr, N, B: tl.constexpr, D: tl.constexpr):
+    """Attention's shape of loop: the key block's address comes from the loop index."""
+    offs_b, offs_d = tl.arange(0, B), tl.arange(0, D)
+    q = tl.load(q_ptr + offs_b[:, None] * D + offs_d[None, :])
+    acc = tl.zeros((B, B), dtype=tl.float32)
+    for start in range(0, N, B):
+        k = tl.load(k_ptr + (start + offs_b)[:, None] * D + offs_d[None, :])
+        acc += tl.dot(q, tl.trans(k))
+    tl.store(o_ptr + offs_b[:, None] * B + offs_b[None, :], acc)
+
+
+def test_addresses_from_the_loop_index_are_prefetched() -> None:
+    rng = numpy.random.default_rng(3)
+    n, b, d = 96, 16, 32
+    q = rng.standard_normal((b, d)).astype(numpy.float32)
+    k = rng.standard_normal((n, d)).astype(numpy.float32)
+    o = numpy.zeros((b, b), numpy.float32)
+    compiled = blocks_by_index.warmup(q, k, o, n, B=b, D=d, grid=(1,))
+    assert "blk.prefetch" in compiled.asm["loops"]
+    blocks_by_index[(1,)](q, k, o, n, B=b, D=d)
+    expected = sum(q @ k[s : s + b].T for s in range(0, n, b))
+    numpy.testing.assert_allclose(o, expected, rtol=1e-4, atol=1e-4)
