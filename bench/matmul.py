@@ -40,7 +40,7 @@ import blkc  # noqa: E402
 import blkc.language as tl  # noqa: E402
 from blkc.runtime import cpu_target  # noqa: E402
 
-CONFIGS = ((64, 64, 64), (128, 128, 64), (128, 256, 64), (256, 128, 64))
+CONFIGS = ((64, 64, 64), (128, 128, 64), (128, 256, 64), (256, 128, 64), (128, 128, 128))
 """Block shapes (M, N, K) each matmul case tries."""
 
 
