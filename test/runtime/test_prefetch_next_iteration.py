@@ -132,3 +132,97 @@ def test_addresses_from_the_loop_index_are_prefetched() -> None:
     blocks_by_index[(1,)](q, k, o, n, B=b, D=d)
     expected = sum(q @ k[s : s + b].T for s in range(0, n, b))
     numpy.testing.assert_allclose(o, expected, rtol=1e-4, atol=1e-4)
+
+
+@blkc.jit
+def shapes_of_k_loops(
+    a_ptr, b_ptr, c_ptr, K, KIND: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+    BK: tl.constexpr,
+):  # fmt: skip
+    """C (M x N) = A (M x K) B (K x N), all row-major, over K loops of other shapes:
+    0 a loop of step 2 whose addresses come from its index; 1 B read transposed (from a
+    tile of B^T, N x K); 2 an outer loop over halves of N around the K loop; 3 pointers
+    advanced by a step that grows each iteration (not an induction: no prefetch)."""
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, BK)
+    if KIND == 0:
+        acc = tl.zeros((M, N), dtype=tl.float32)
+        for k in range(0, K // BK, 2):
+            for j in range(2):
+                kk = (k + j) * BK
+                a = tl.load(a_ptr + rm[:, None] * K + (kk + rk)[None, :])
+                b = tl.load(b_ptr + (kk + rk)[:, None] * N + rn[None, :])
+                acc = tl.dot(a, b, acc)
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+    elif KIND == 1:
+        acc = tl.zeros((M, N), dtype=tl.float32)
+        a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+        bt_ptrs = b_ptr + rn[:, None] * K + rk[None, :]  # b_ptr holds B^T here
+        for _ in range(0, K // BK):
+            acc = tl.dot(tl.load(a_ptrs), tl.trans(tl.load(bt_ptrs)), acc)
+            a_ptrs += BK
+            bt_ptrs += BK
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+    elif KIND == 2:
+        half = tl.arange(0, N // 2)
+        for h in range(2):
+            cols = h * (N // 2) + half
+            acc = tl.zeros((M, N // 2), dtype=tl.float32)
+            a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+            b_ptrs = b_ptr + rk[:, None] * N + cols[None, :]
+            for _ in range(0, K // BK):
+                acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+                a_ptrs += BK
+                b_ptrs += BK * N
+            tl.store(c_ptr + rm[:, None] * N + cols[None, :], acc)
+    else:
+        acc = tl.zeros((M, N), dtype=tl.float32)
+        a_ptrs = a_ptr + rm[:, None] * K + rk[None, :]
+        b_ptrs = b_ptr + rk[:, None] * N + rn[None, :]
+        step = 0
+        for _ in range(0, K // BK):
+            acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+            step += 1
+            a_ptrs += BK * step - BK * (step - 1)
+            b_ptrs += (BK * step - BK * (step - 1)) * N
+        tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc)
+
+
+@pytest.mark.parametrize(("kind", "prefetched"), [(0, True), (1, True), (2, True), (3, False)])
+def test_k_loops_of_other_shapes(kind: int, prefetched: bool) -> None:
+    m, n, k, bk = 128, 128, 256, 64
+    rng = numpy.random.default_rng(kind)
+    a = rng.standard_normal((m, k)).astype(numpy.float32)
+    b = rng.standard_normal((k, n)).astype(numpy.float32)
+    c = numpy.zeros((m, n), numpy.float32)
+    operand = numpy.ascontiguousarray(b.T) if kind == 1 else b
+    compiled = shapes_of_k_loops.warmup(a, operand, c, k, KIND=kind, M=m, N=n, BK=bk, grid=(1,))
+    assert ("blk.prefetch" in compiled.asm["loops"]) == prefetched
+    shapes_of_k_loops[(1,)](a, operand, c, k, KIND=kind, M=m, N=n, BK=bk)
+    numpy.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
+
+
+@blkc.jit
+def batched(a_ptr, b_ptr, c_ptr, K, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr,
+            BK: tl.constexpr):  # fmt: skip
+    """B products at once, (B, M, K) @ (B, K, N), a 3-D dot in the K loop."""
+    rb, rm, rn, rk = tl.arange(0, B), tl.arange(0, M), tl.arange(0, N), tl.arange(0, BK)
+    a_ptrs = a_ptr + rb[:, None, None] * M * K + rm[None, :, None] * K + rk[None, None, :]
+    b_ptrs = b_ptr + rb[:, None, None] * K * N + rk[None, :, None] * N + rn[None, None, :]
+    acc = tl.zeros((B, M, N), dtype=tl.float32)
+    for _ in range(0, K // BK):
+        acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+        a_ptrs += BK
+        b_ptrs += BK * N
+    tl.store(c_ptr + rb[:, None, None] * M * N + rm[None, :, None] * N + rn[None, None, :], acc)
+
+
+def test_a_batched_dot_prefetches() -> None:
+    batch, m, n, k, bk = 2, 128, 64, 128, 64
+    rng = numpy.random.default_rng(5)
+    a = rng.standard_normal((batch, m, k)).astype(numpy.float32)
+    b = rng.standard_normal((batch, k, n)).astype(numpy.float32)
+    c = numpy.zeros((batch, m, n), numpy.float32)
+    compiled = batched.warmup(a, b, c, k, B=batch, M=m, N=n, BK=bk, grid=(1,))
+    assert "blk.prefetch" in compiled.asm["loops"]
+    batched[(1,)](a, b, c, k, B=batch, M=m, N=n, BK=bk)
+    numpy.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-3)
