@@ -124,12 +124,12 @@ _DIVISIONS = (
 
 def _safe(op: Operation, stored: set[SSAValue]) -> bool:
     """Whether computing `op` again, where the loop's next iteration might not run, can do
-    no harm: pure arithmetic (an integer division only by a nonzero constant) or a read
-    of a buffer the loop does not write."""
+    no harm: pure arithmetic (an integer division only by a constant other than 0 and -1,
+    which traps on the smallest integer) or a read of a buffer the loop does not write."""
     if isinstance(op, memref.LoadOp):
         return op.memref not in stored
     if isinstance(op, _DIVISIONS):
-        return _constant(op.operands[1]) not in (None, 0)
+        return _constant(op.operands[1]) not in (None, 0, -1)
     return op.has_trait(Pure) or op.name.startswith("arith.")
 
 
@@ -370,8 +370,8 @@ def _line_walk(
     pointee = ptr.type.pointee if isinstance(ptr.type, PtrType) else None
     if pointee is None:
         return None
-    width = dtypes.from_xdsl(pointee).width
-    line = max(1, LINE_BYTES * 8 // width) if width else 1
+    width = max(8, dtypes.from_xdsl(pointee).width)  # booleans take a byte each
+    line = max(1, LINE_BYTES * 8 // width)
     in_slice = set(ops)
     contiguous = None
     for position in range(len(nest) - 1, -1, -1):
