@@ -145,7 +145,7 @@ class PointerAnalysis:
         if not isinstance(op, Operation):
             return None
         uniform = (0,) * len(shape)
-        if isinstance(op, blk.SplatOp) or _constant(value) is not None:
+        if isinstance(op, blk.SplatOp) or integer_constant(value) is not None:
             return uniform
         if isinstance(op, _UNIFORM_FROM_UNIFORM) and all(self._uniform(o) for o in op.operands):
             return uniform
@@ -189,13 +189,13 @@ class PointerAnalysis:
 
     def _scaled(self, op: blk.MulOp | blk.ShlOp) -> Affine | None:
         lhs, rhs = op.lhs, op.rhs
-        factor = _constant(rhs)
+        factor = integer_constant(rhs)
         if isinstance(op, blk.ShlOp):
             if factor is None or not 0 <= factor < _bits(op.result):
                 return None
             factor = 1 << factor
         elif factor is None:
-            lhs, factor = rhs, _constant(lhs)
+            lhs, factor = rhs, integer_constant(lhs)
             if factor is None:
                 return None
         form = self.affine(lhs)
@@ -274,11 +274,11 @@ def _bits(value: SSAValue) -> int:
     return t.width.data if isinstance(t, IntegerType) else 64
 
 
-def _constant(value: SSAValue) -> int | None:
+def integer_constant(value: SSAValue) -> int | None:
     """The integer every element of `value` equals, when it is a constant."""
     op = value.owner
     if isinstance(op, blk.SplatOp | blk.BroadcastOp | blk.ExpandDimsOp):
-        return _constant(op.src)
+        return integer_constant(op.src)
     if isinstance(op, arith.ConstantOp | blk.ConstantOp):
         attr = op.value
         if isinstance(attr, IntegerAttr):
@@ -289,4 +289,4 @@ def _constant(value: SSAValue) -> int | None:
     return None
 
 
-__all__ = ["Overlap", "PointerAnalysis", "same_elements"]
+__all__ = ["Overlap", "PointerAnalysis", "integer_constant", "same_elements"]

@@ -62,6 +62,7 @@ from xdsl.traits import Pure
 from blkc import dtypes
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
+from blkc.passes.pointer_analysis import integer_constant
 
 LINE_BYTES = 64
 """The cache line of every x86-64 CPU (and most others)."""
@@ -85,16 +86,6 @@ class PrefetchNextIterationPass(ModulePass):
             _Loop(loop).prefetch()
 
 
-def _constant(value: SSAValue) -> int | None:
-    """The integer `value` is, where a constant op defines it."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp | blk.ConstantOp) and isinstance(
-        owner.value, IntegerAttr
-    ):
-        return owner.value.value.data
-    return None
-
-
 def _counted_nest(op: Operation, stop: Operation) -> list[scf.ForOp] | None:
     """The loops from `stop`'s body down to `op` (outermost first), if each is a loop
     over 0, 1, ... n - 1 with constant n and no carried values; else None."""
@@ -104,9 +95,9 @@ def _counted_nest(op: Operation, stop: Operation) -> list[scf.ForOp] | None:
         if (
             not isinstance(parent, scf.ForOp)
             or parent.iter_args
-            or _constant(parent.lb) != 0
-            or _constant(parent.step) != 1
-            or _constant(parent.ub) is None
+            or integer_constant(parent.lb) != 0
+            or integer_constant(parent.step) != 1
+            or integer_constant(parent.ub) is None
         ):
             return None
         loops.append(parent)
@@ -129,12 +120,12 @@ def _safe(op: Operation, stored: set[SSAValue]) -> bool:
     if isinstance(op, memref.LoadOp):
         return op.memref not in stored
     if isinstance(op, _DIVISIONS):
-        return _constant(op.operands[1]) not in (None, 0, -1)
+        return integer_constant(op.operands[1]) not in (None, 0, -1)
     return op.has_trait(Pure) or op.name.startswith("arith.")
 
 
 def _trips(loop: scf.ForOp) -> int:
-    trips = _constant(loop.ub)
+    trips = integer_constant(loop.ub)
     assert trips is not None
     return trips
 
@@ -420,7 +411,7 @@ def _derivative(
     elif isinstance(op, arith.MuliOp | blk.MulOp):
         lhs, rhs = op.operands
         a, b = of(lhs), of(rhs)
-        ca, cb = _constant(lhs), _constant(rhs)
+        ca, cb = integer_constant(lhs), integer_constant(rhs)
         if a == 0 and b == 0:
             result = 0
         elif a == 0 and ca is not None and b is not None:
