@@ -4,7 +4,7 @@ microseconds.
 Handing chunks of a grid to Python's `ThreadPoolExecutor` costs a futex wake-up and a GIL
 hand-off each way: 70-150 us on a virtual machine, more than a mid-sized kernel runs. Here
 the workers are Python threads that call `blkc_pool_worker` once and stay in it, the GIL
-released: between jobs each spins on the job counter for a few tens of microseconds (a
+released: between jobs each spins on the job counter for a few milliseconds (`IDLE_SPIN`: a
 launch that follows within that time starts at once), then sleeps on a futex. A launch
 calls `blkc_pool_run` (through ctypes, so the GIL is released too), which publishes the
 job, wakes sleeping workers, takes chunks itself and waits for the workers that joined.
@@ -50,8 +50,17 @@ if TYPE_CHECKING:
     from blkc.runtime.elf_loader import NativeModule
     from blkc.runtime.jit import CompiledModule
 
-_SPIN = 2000
-"""Pause instructions a worker spins for before it sleeps (a few tens of microseconds)."""
+IDLE_SPIN = 200_000
+"""Pause instructions a worker spins for after a job before it sleeps: about 5 ms on Zen 4
+(25 ns a pause), 8-10 ms where a pause is about 140 cycles (recent Intel cores), as long as
+an OpenMP runtime's workers wait by default. A launch within that time starts at once; a
+sleeping worker is woken through the kernel, which on a virtual machine took 15-20 us, more
+than a 64K-element vector add runs (`bench/cost_curve.py`, whose cache eviction between
+runs takes about half a millisecond)."""
+
+BUSY_SPIN = 2000
+"""Pause instructions a launch spins for while another thread's job runs, before it sleeps
+(about 50 us on Zen 4)."""
 
 _SYS_FUTEX = {"x86_64": 202, "aarch64": 98}
 _FUTEX_WAIT_PRIVATE, _FUTEX_WAKE_PRIVATE = 128, 129
@@ -158,7 +167,7 @@ def _module_ir(machine: str) -> str:
     b = ir.IRBuilder(keep_spinning)
     b.call(pause_fn, pause_args)
     b.store(b.add(spun, ir.Constant(i32, 1)), count_slot)
-    b.cbranch(b.icmp_unsigned("<", spun, ir.Constant(i32, _SPIN)), spin, sleep)
+    b.cbranch(b.icmp_unsigned("<", spun, ir.Constant(i32, IDLE_SPIN)), spin, sleep)
     b = ir.IRBuilder(sleep)
     b.atomic_rmw("add", sleepers, ir.Constant(i32, 1), "seq_cst")
     still = b.icmp_unsigned("==", atomic_load(b, gen), b.load(seen_slot, typ=i32))
@@ -212,7 +221,7 @@ def _module_ir(machine: str) -> str:
     count = b.load(tries, typ=i32)
     b.store(b.add(count, ir.Constant(i32, 1)), tries)
     b.call(pause_fn, pause_args)
-    b.cbranch(b.icmp_unsigned("<", count, ir.Constant(i32, _SPIN)), acquire, park)
+    b.cbranch(b.icmp_unsigned("<", count, ir.Constant(i32, BUSY_SPIN)), acquire, park)
     b = ir.IRBuilder(park)
     b.atomic_rmw("add", waiters, ir.Constant(i32, 1), "seq_cst")
     held = b.icmp_unsigned("!=", atomic_load(b, busy), ir.Constant(i32, 0))
@@ -269,6 +278,11 @@ def _module_ir(machine: str) -> str:
     futex(b, gen, _FUTEX_WAKE_PRIVATE, ir.Constant(i32, 2**31 - 1))
     b.ret_void()
 
+    # blkc_pool_sleeping(): how many workers sleep on the futex now.
+    sleepers_fn = ir.Function(module, ir.FunctionType(i32, []), name="blkc_pool_sleeping")
+    b = ir.IRBuilder(sleepers_fn.append_basic_block("entry"))
+    b.ret(atomic_load(b, sleepers))
+
     # blkc_pool_after_fork(): a forked child has none of the workers; a job that another
     # thread was running when the process forked never ends there: forget it.
     fork_fn = ir.Function(module, ir.FunctionType(ir.VoidType(), []), name="blkc_pool_after_fork")
@@ -310,6 +324,8 @@ class _Pool:
         self._worker = ctypes.CFUNCTYPE(None)(self.module.address("blkc_pool_worker"))
         self.stop = ctypes.CFUNCTYPE(None)(self.module.address("blkc_pool_stop"))
         self._forget = ctypes.CFUNCTYPE(None)(self.module.address("blkc_pool_after_fork"))
+        self.sleeping = ctypes.CFUNCTYPE(ctypes.c_int32)(self.module.address("blkc_pool_sleeping"))
+        """How many workers sleep now (the others spin, or run a job)."""
         self.workers = workers
         self.threads = [
             threading.Thread(target=self._serve, name=f"blkc-native-{i}", daemon=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 import struct
 import threading
+import time
 
 import numpy
 import pytest
@@ -196,3 +197,23 @@ def test_a_forked_child_launches_large_grids() -> None:
     child.join(timeout=60)
     assert child.exitcode == 0
     assert queue.get(timeout=5) is True
+
+
+def test_workers_spin_for_milliseconds_after_a_job_then_sleep(counter: int) -> None:
+    """A worker woken by a job spins for a few milliseconds (`IDLE_SPIN`), so that the
+    launches of a loop find it awake, then sleeps instead of burning its core."""
+    pool = native_pool.pool(launch.cores() - 1)
+    counts = numpy.zeros(64, numpy.int32)
+    argv = native_pool.pack_arguments([ctypes.c_void_p(counts.ctypes.data)])
+    pool.run(counter, ctypes.addressof(argv), None, 64, 64, 64, 1, 1, pool.workers)
+    assert (counts == 1).all()
+    deadline = time.monotonic() + 2.0
+    while pool.sleeping() and time.monotonic() < deadline:  # the job woke every worker
+        pass
+    assert pool.sleeping() == 0
+    time.sleep(0.0005)  # a tenth of the spin on Zen 4, a fiftieth of a faster pause's
+    assert pool.sleeping() == 0, "a worker went to sleep within half a millisecond"
+    deadline = time.monotonic() + 10.0
+    while pool.sleeping() < pool.workers and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert pool.sleeping() == pool.workers, "a worker kept spinning for 10 seconds"
