@@ -380,19 +380,32 @@ class CpuKernelEmitter(FunctionEmitter):
             slot = b.alloca(element)
             b.store(_identity(op, element), slot)
             accumulators.append(slot)
+        # The first program's coordinates by division; each next one's by counting (a
+        # division per program cost as much as a small program's loop).
         gx64, gy64 = b.sext(gx, I64), b.sext(gy, I64)
+        rest = b.sdiv(start, gx64)
+        x0 = b.trunc(b.srem(start, gx64), I32)
+        y0, z0 = b.trunc(b.srem(rest, gy64), I32), b.trunc(b.sdiv(rest, gy64), I32)
         b.cbranch(b.icmp_signed("<", start, end), loop, done)
         b = ir.IRBuilder(loop)
-        linear = b.phi(I64)
-        linear.add_incoming(start, entry)
-        x = b.trunc(b.srem(linear, gx64), I32)
-        rest = b.sdiv(linear, gx64)
-        y = b.trunc(b.srem(rest, gy64), I32)
-        z = b.trunc(b.sdiv(rest, gy64), I32)
+        linear, x, y, z = b.phi(I64), b.phi(I32), b.phi(I32), b.phi(I32)
+        for phi, first in ((linear, start), (x, x0), (y, y0), (z, z0)):
+            phi.add_incoming(first, entry)
         following = b.add(linear, ir.Constant(I64, 1))
         extra = [*accumulators, b.icmp_signed("==", following, end)] if accumulators else []
         b.call(kernel, [*args[: len(abi)], bounds, x, y, z, gx, gy, gz, *extra])
-        linear.add_incoming(following, loop)
+        one, zero = ir.Constant(I32, 1), ir.Constant(I32, 0)
+        x_next = b.add(x, one)
+        x_wraps = b.icmp_signed("==", x_next, gx)
+        y_next = b.select(x_wraps, b.add(y, one), y)
+        y_wraps = b.icmp_signed("==", y_next, gy)
+        for phi, value in (
+            (linear, following),
+            (x, b.select(x_wraps, zero, x_next)),
+            (y, b.select(y_wraps, zero, y_next)),
+            (z, b.select(y_wraps, b.add(z, one), z)),
+        ):
+            phi.add_incoming(value, b.block)
         b.cbranch(b.icmp_signed("<", following, end), loop, done)
         b = ir.IRBuilder(done)
         if self.streamed:

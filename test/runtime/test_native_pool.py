@@ -116,6 +116,27 @@ def test_large_grids_compute_numpy_results_through_python_and_stubs() -> None:
         numpy.testing.assert_array_equal(y, x * numpy.float32(factor))
 
 
+@blkc.jit
+def program_ids(out_ptr, BLOCK: tl.constexpr):
+    x, y, z = tl.program_id(0), tl.program_id(1), tl.program_id(2)
+    nx, ny = tl.num_programs(0), tl.num_programs(1)
+    first = ((z * ny + y) * nx + x) * BLOCK
+    tl.store(out_ptr + first + tl.arange(0, BLOCK), x + 100 * y + 10000 * z)
+
+
+@pytest.mark.parametrize("grid", [(37, 29, 11), (5, 1, 300), (1, 301, 7), (1000, 1, 1)])
+def test_chunks_of_three_axis_grids_count_every_program_id(grid: tuple[int, ...]) -> None:
+    # The pool's chunks start mid-row; each chunk's launcher divides once and then counts.
+    gx, gy, gz = grid
+    out = numpy.full((gz, gy, gx, 16), -1, numpy.int32)  # over `INLINE_BYTES`: the pool
+    for _ in range(3):  # through Python, then through the stub
+        out[...] = -1
+        program_ids[grid](out, BLOCK=16)
+        z, y, x = numpy.indices((gz, gy, gx))
+        expected = numpy.broadcast_to((x + 100 * y + 10000 * z)[..., None], out.shape)
+        numpy.testing.assert_array_equal(out, expected)
+
+
 def test_one_thread_runs_large_grids_through_the_stub(monkeypatch: pytest.MonkeyPatch) -> None:
     # With one thread allowed, the stub runs the grid on the calling thread (it used to
     # leave it to the Python path, which costs 100 us and more a launch).
