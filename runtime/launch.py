@@ -324,14 +324,22 @@ _keep_alive = threading.local()
 
 def stream_threshold() -> int:
     """How many bytes a launch must store for non-temporal stores (they bypass the cache):
-    `BLKC_STREAM_BYTES` when set (0: always, -1: never), else half the last-level cache.
+    `BLKC_STREAM_BYTES` when set and not empty (0: always, -1: never), else half the last-level
+    cache.
     Below it the output may still be cached when the next kernel reads it; above it, it
     would be evicted anyway (its inputs compete for the cache too), and streaming saves the
     read-for-ownership of each written line."""
-    setting = os.environ.get("BLKC_STREAM_BYTES")
-    if setting is not None:
-        return 2**63 - 1 if int(setting) < 0 else int(setting)
-    return _last_level_cache() // 2
+    setting = os.environ.get("BLKC_STREAM_BYTES", "").strip()
+    if not setting:
+        return _last_level_cache() // 2
+    try:
+        value = int(setting)
+    except ValueError:
+        raise ValueError(
+            f"BLKC_STREAM_BYTES must be an integer (bytes; 0: always stream, -1: never), "
+            f"got {setting!r}"
+        ) from None
+    return 2**63 - 1 if value < 0 else value
 
 
 @cache

@@ -132,7 +132,20 @@ def test_the_threshold_comes_from_the_environment_or_the_cache(
     monkeypatch.setenv("BLKC_STREAM_BYTES", "-1")
     assert launch.stream_threshold() == 2**63 - 1
     monkeypatch.delenv("BLKC_STREAM_BYTES")
-    assert launch.stream_threshold() > 0
+    default = launch.stream_threshold()
+    assert default > 0
+    monkeypatch.setenv("BLKC_STREAM_BYTES", " ")  # set but empty: as if unset
+    assert launch.stream_threshold() == default
+
+
+def test_a_malformed_threshold_is_named_at_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+    n = 4096
+    x, y, out = (numpy.ones(n, numpy.float32) for _ in range(3))
+    add = example("vector_add")
+    add[(4,)](x, y, out, n)
+    monkeypatch.setenv("BLKC_STREAM_BYTES", "16MB")
+    with pytest.raises(ValueError, match=r"BLKC_STREAM_BYTES must be an integer .* got '16MB'"):
+        add[(4,)](x, y, out, n)
 
 
 def test_only_aligned_marked_vector_stores_become_non_temporal() -> None:
