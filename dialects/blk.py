@@ -69,7 +69,7 @@ from xdsl.irdl.declarative_assembly_format import (
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator, MemoryEffect, Pure
+from xdsl.traits import IsTerminator, MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -1197,7 +1197,7 @@ class GlobalTimerOp(IRDLOperation):
 
     name = "blk.global_timer"
     result = result_def(i64)
-    traits = traits_def(MemoryEffect())
+    traits = traits_def(MemoryWriteEffect())
     assembly_format = "attr-dict `:` type($result)"
 
     def __init__(self) -> None:
@@ -1750,7 +1750,7 @@ class LoadOp(_MemoryOp):
     other = opt_operand_def()
     result = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(MemoryEffect(), Broadcasts(("ptr", "mask", "other")))
+    traits = traits_def(MemoryReadEffect(), Broadcasts(("ptr", "mask", "other")))
     custom_directives = (TernarySignature,)
     assembly_format = (
         "$ptr (`mask` $mask^)? (`other` $other^)? attr-dict `:` "
@@ -1807,7 +1807,7 @@ class StoreOp(_MemoryOp):
     value = operand_def()
     mask = opt_operand_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(MemoryEffect(), Broadcasts(("value", "mask"), to="ptr"))
+    traits = traits_def(MemoryWriteEffect(), Broadcasts(("value", "mask"), to="ptr"))
     custom_directives = (StoreSignature,)
     assembly_format = (
         "$ptr `,` $value (`mask` $mask^)? attr-dict `:` "
@@ -1865,7 +1865,7 @@ class AtomicRMWOp(_MemoryOp):
     mask = opt_operand_def()
     result = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(MemoryEffect(), Broadcasts(("value", "mask"), to="ptr"))
+    traits = traits_def(MemoryWriteEffect(), Broadcasts(("value", "mask"), to="ptr"))
     custom_directives = (TernarySignature,)
     assembly_format = (
         "$kind `,` $ptr `,` $value (`mask` $mask^)? attr-dict `:` "
@@ -1906,7 +1906,7 @@ class AtomicCASOp(_MemoryOp):
     cmp = operand_def()
     value = operand_def()
     result = result_def()
-    traits = traits_def(MemoryEffect(), Broadcasts(("cmp", "value"), to="ptr"))
+    traits = traits_def(MemoryWriteEffect(), Broadcasts(("cmp", "value"), to="ptr"))
     custom_directives = (TernarySignature,)
     assembly_format = (
         "$ptr `,` $cmp `,` $value attr-dict `:` "
@@ -2424,7 +2424,7 @@ class PrefetchOp(IRDLOperation):
 
     name = "blk.prefetch"
     ptr = operand_def(PtrType)
-    traits = traits_def(MemoryEffect())
+    traits = traits_def(MemoryWriteEffect())
     assembly_format = "$ptr attr-dict `:` type($ptr)"
 
     def __init__(self, ptr: SSAValue):
@@ -2469,7 +2469,7 @@ class DotTileOp(IRDLOperation):
     unsigned = opt_prop_def(UnitAttr)
     """Integer elements are unsigned (zero-extended): `lower-int-semantics` leaves the
     buffers signless."""
-    traits = traits_def(MemoryEffect())
+    traits = traits_def(MemoryWriteEffect())
     irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$lhs `,` $rhs `,` $acc `[` $indices `]` attr-dict `:` "
@@ -2550,7 +2550,7 @@ class PrintOp(IRDLOperation):
     name = "blk.print"
     prefix = prop_def(StringAttr)
     args = var_operand_def()
-    traits = traits_def(MemoryEffect())
+    traits = traits_def(MemoryWriteEffect())
     assembly_format = "$prefix ($args^ `:` type($args))? attr-dict"
 
     def __init__(self, prefix: str, args: Sequence[SSAValue | Operation] = ()):
@@ -2573,7 +2573,7 @@ class AssertOp(IRDLOperation):
     name = "blk.assert"
     cond = operand_def()
     message = prop_def(StringAttr)
-    traits = traits_def(MemoryEffect())
+    traits = traits_def(MemoryWriteEffect())
     assembly_format = "$cond `,` $message attr-dict `:` type($cond)"
 
     def __init__(self, cond: SSAValue | Operation, message: str):

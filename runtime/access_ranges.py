@@ -71,7 +71,8 @@ class Condition:
 class NestRanges:
     """What must hold before a loop nest for the accesses `proven` to stay inside their
     arrays (`bounds`), and for the masks of the accesses `unmasked` to be all true
-    (`masks`)."""
+    (`masks`); `unmasked` also holds the selects on those masks, which read their true
+    operand where the masks hold."""
 
     proven: set[Operation] = field(default_factory=set)
     bounds: list[Condition] = field(default_factory=list)
@@ -378,6 +379,12 @@ def analyse(
             stream = _stream(analysis, op, offsets, param, size_of(op.ptr), conditions)
             if stream is not None:
                 result.streams.append(stream)
+    # A select on the mask of an access proven unmasked (`tl.where(mask, x, 0.0)` beside
+    # `tl.load(p, mask=mask)`) reads its true operand where that access is unmasked.
+    masks = {op.mask for op in result.unmasked if getattr(op, "mask", None) is not None}
+    for op in nest.walk():
+        if isinstance(op, arith.SelectOp) and op.cond in masks:
+            result.unmasked.add(op)
     result.ranges = {v: r for v in analysis.order if (r := loop_range(v)) is not None}
     return result
 

@@ -554,7 +554,7 @@ class CpuKernelEmitter(FunctionEmitter):
         )
 
     def emit_select(self, op: arith.SelectOp) -> None:
-        if op in self.chosen:
+        if op in self.chosen or op in self.unmasked:
             self.set(op, self.get(op.lhs))
             return
         super().emit_select(op)

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 # generator: they are imported where a kernel is lowered.
 
 LOWERING = (
-    "carry-pointer-offsets,convert-blk-to-loops,prefetch-next-iteration,lower-int-semantics,"
+    "cse,carry-pointer-offsets,convert-blk-to-loops,prefetch-next-iteration,lower-int-semantics,"
     "emulate-small-floats"
 )
 

