@@ -51,6 +51,9 @@ _ALWAYS_MATERIALIZED = (
     scf.IfOp,
     scf.WhileOp,
 )
+_REREADS = (blk.ElementwiseOp, blk.CastOp, blk.ReduceOp, blk.ReduceRegionOp, blk.StoreOp)
+"""The users that a load with several users fuses into, each reading the load's elements
+where it reads its own (one pass over the block, in its own loop nest)."""
 WRITES_MEMORY = (blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
 """The ops that write memory."""
 _PER_ELEMENT = (blk.ElementwiseOp, blk.CastOp, blk.BitcastOp)
@@ -178,7 +181,11 @@ class FusionPlan:
         users = {use.operation for use in value.uses}
         other_region = any(u.parent_block() is not op.parent_block() for u in users)
         if isinstance(op, blk.LoadOp):
-            return len(users) > 1 or other_region or self._write_before_last_use(op, value)
+            if other_region or self._write_before_last_use(op, value):
+                return True
+            # Each user re-reads a load it fuses into: as many reads as from a buffer, and
+            # no copy into one (softmax's row, read by its max and then by `x - max`).
+            return len(users) > 1 and not all(isinstance(u, _REREADS) for u in users)
         if not self.expensive(value):
             return False
         if any(isinstance(u, blk.GatherOp) and u.src == value for u in users):
