@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
-from xdsl.dialects.builtin import IndexType, ModuleOp, i1, i32
+from xdsl.dialects.builtin import IndexType, ModuleOp, UnitAttr, i1, i32
 from xdsl.ir import Attribute, Block, BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 
@@ -67,7 +67,13 @@ from blkc.passes.fusion_plan import elem_type
 
 # `REASSOC_ATTR` and `relies_on_disjoint_args` live in `block_lowering`: kept importable
 # from here for existing imports.
-__all__ = ["REASSOC_ATTR", "ConvertBlkToLoopsPass", "LoopLowering", "relies_on_disjoint_args"]
+__all__ = [
+    "REASSOC_ATTR",
+    "UNLIKELY",
+    "ConvertBlkToLoopsPass",
+    "LoopLowering",
+    "relies_on_disjoint_args",
+]
 
 
 @dataclass(frozen=True)
@@ -669,7 +675,7 @@ def _redone_where_zero_or_nan(
     again, keep = Block(), Block()
     again.add_op(scf.YieldOp(*exact(Builder(again))))
     keep.add_op(scf.YieldOp(fast))
-    return list(here.insert(scf.IfOp(redo, [fast.type], [again], [keep])).results)
+    return list(here.insert(_unlikely(scf.IfOp(redo, [fast.type], [again], [keep]))).results)
 
 
 def _skipping_nan(
@@ -686,4 +692,14 @@ def _skipping_nan(
     (slow,) = reduce(blk.Nan.NUM, Builder(again))
     again.add_op(scf.YieldOp(slow))
     keep.add_op(scf.YieldOp(fast))
-    return list(here.insert(scf.IfOp(found_nan, [fast.type], [again], [keep])).results)
+    return list(here.insert(_unlikely(scf.IfOp(found_nan, [fast.type], [again], [keep]))).results)
+
+
+UNLIKELY = "blk.unlikely"
+"""Marks an `scf.if` whose then-region rarely runs (a reduction redone for NaN or zeros):
+code generation emits its loops once, checking each element, without faster copies."""
+
+
+def _unlikely(op: scf.IfOp) -> scf.IfOp:
+    op.attributes[UNLIKELY] = UnitAttr()
+    return op

@@ -26,6 +26,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
+from blkc.passes.convert_blk_to_loops import UNLIKELY
 from blkc.runtime import access_ranges, deferred_atomics
 from blkc.runtime.dot_tile import emit_dot_tile
 from blkc.runtime.llvm_emitter import (
@@ -440,6 +441,11 @@ class CpuKernelEmitter(FunctionEmitter):
         copy that checks each element. The first two read the selects whose condition the
         check proved as their true operand."""
         nest = access_ranges.NestRanges()
+        if self.versioning and _unlikely(op):
+            self.versioning = False  # one copy of a loop that rarely runs
+            self.emit_loop(op)
+            self.versioning = True
+            return
         if self.versioning:
             nest = access_ranges.analyse(op, self.pointer_params, self.element_size)
         proven = nest.proven if self.check_bounds else set()
@@ -694,3 +700,13 @@ _HANDLERS: dict[type[Operation], Handler] = {
     blk.DotTileOp: emit_dot_tile,
     blk.PrefetchOp: CpuKernelEmitter.emit_prefetch,
 }
+
+
+def _unlikely(op: Operation) -> bool:
+    """Whether `op` lies in the then-region of an `scf.if` marked `blk.unlikely`."""
+    child, parent = op, op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.IfOp) and UNLIKELY in parent.attributes:
+            return child.parent_region() is parent.true_region
+        child, parent = parent, parent.parent_op()
+    return False

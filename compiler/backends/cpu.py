@@ -1,12 +1,13 @@
 """The `cpu` target: one program is one loop nest per block, vectorized by LLVM, the grid
 run on every core.
 
-Lowering: `carry-pointer-offsets`, `convert-blk-to-loops`, `prefetch-next-iteration`,
-`lower-int-semantics`, `emulate-small-floats`; then LLVM IR (`blkc.runtime.llvm_codegen`), llvmlite's O3 and
-MCJIT. Each launch checks whether its arrays share bytes and picks one of two variants:
-for arrays that do not, the loops lowered with `disjoint-args` and pointer arguments
-marked `noalias`; for arrays that do, neither (lowered again only where the option made a
-difference). Each variant's native code is compiled on first use, and cached on disk.
+Lowering: `cse`, `carry-pointer-offsets`, `convert-blk-to-loops`,
+`prefetch-next-iteration`, `lower-int-semantics`, `emulate-small-floats`; then LLVM IR
+(`blkc.runtime.llvm_codegen`), llvmlite's O3 and MCJIT. Each launch checks whether its
+arrays share bytes and picks one of two variants: for arrays that do not, the loops
+lowered with `disjoint-args` and pointer arguments marked `noalias`; for arrays that do,
+neither (lowered again only where the option made a difference). Each variant's native
+code is compiled on first use, and cached on disk.
 """
 
 from __future__ import annotations

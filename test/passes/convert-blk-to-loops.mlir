@@ -1,12 +1,14 @@
 // RUN: blk-opt --split-input-file %s -p to-strict,convert-blk-to-loops | filecheck %s
 // RUN: blk-opt --split-input-file %s -p "to-strict,convert-blk-to-loops{disjoint-args=true}" | filecheck %s --check-prefix=DISJOINT
 
-// Softmax over one row: the load fuses with the maximum, the exponentials with their sum;
-// the division needs the whole sum, so it runs in a third loop. The maximum skips NaN
+// Softmax over one row: the load fuses into each loop that reads the row (the maximum,
+// the exponentials with their sum), no buffer between; the division needs the whole sum,
+// so it runs in a third loop, reading the exponentials' buffer. The maximum skips NaN
 // (`nan = num`, Triton's): the fused loop propagates NaN and ignores the sign of zeros
 // (`nsz`), which LLVM vectorizes in 3 instructions a vector on x86; only where that gave
-// NaN or a zero is the maximum computed again, exactly: propagating NaN with -0.0 below
-// 0.0, and, where that gives NaN, skipping NaN.
+// NaN or a zero is the maximum computed again, exactly (reading the row again):
+// propagating NaN with -0.0 below 0.0, and, where that gives NaN, skipping NaN. Those
+// redos are marked `blk.unlikely`: code generation emits them without faster copies.
 // CHECK-LABEL: func.func @softmax_row
 // CHECK:         %[[FAST:.*]] = scf.for
 // CHECK:           blk.load
@@ -18,25 +20,28 @@
 // CHECK-NEXT:    %[[REDO:.*]] = blk.or %[[NAN]], %[[ZERO]] : i1
 // CHECK-NEXT:    %[[MAX:.*]] = scf.if %[[REDO]] -> (f32) {
 // CHECK-NEXT:      %[[EXACT:.*]] = scf.for
-// CHECK-NOT:         blk.load
+// CHECK:             blk.load
 // CHECK:             blk.maximum %{{.*}} nan = propagate
 // CHECK:           %[[FOUND:.*]] = blk.cmp ne, %[[EXACT]], %[[EXACT]] : f32
 // CHECK-NEXT:      scf.if %[[FOUND]] -> (f32) {
 // CHECK-NEXT:        scf.for
-// CHECK-NOT:           blk.load
+// CHECK:               blk.load
 // CHECK:               blk.maximum %{{.*}} nan = num
 // CHECK:           } else {
 // CHECK-NEXT:        scf.yield %[[EXACT]] : f32
+// CHECK-NEXT:      }{blk.unlikely}
 // CHECK:         } else {
 // CHECK-NEXT:      scf.yield %[[FAST]] : f32
-// CHECK-NEXT:    }
+// CHECK-NEXT:    }{blk.unlikely}
 // CHECK-NEXT:    %[[DEN:.*]] = scf.for
+// CHECK:           blk.load
 // CHECK:           blk.sub %{{.*}}, %[[MAX]] : f32
 // CHECK:           blk.exp
 // CHECK:           blk.add
 // CHECK-NEXT:      scf.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    scf.for
+// CHECK-NOT:       blk.load
 // CHECK:           blk.truediv %{{.*}}, %[[DEN]] : f32
 // CHECK:           blk.store
 // CHECK-NOT:     scf.for
@@ -436,5 +441,32 @@ func.func @flip(%x_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
   %x = blk.load %p : tensor<8x!blk.ptr<f32>>
   %g = blk.gather %x[%b] axis = 0 in_range : tensor<8xf32>, tensor<8xi32> -> tensor<8xf32>
   blk.store %p, %g : tensor<8x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// A row read by its sum and by `x - sum`, with a store into the row between: read again
+// after the store, it would see the new values, so it is kept in a buffer.
+// CHECK-LABEL: func.func @store_between_reads
+// CHECK:         scf.for
+// CHECK:           blk.load
+// CHECK:           memref.store
+// CHECK:         scf.for
+// CHECK:           blk.store
+// CHECK:         scf.for
+// CHECK-NOT:       blk.load
+// CHECK:           memref.load
+// CHECK:           blk.sub
+func.func @store_between_reads(%x_ptr: !blk.ptr<f32>, %y_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
+  %cols = blk.arange 0, 64 : tensor<64xi32>
+  %in = blk.addptr %x_ptr, %cols : !blk.ptr<f32>, tensor<64xi32> -> tensor<64x!blk.ptr<f32>>
+  %x = blk.load %in : tensor<64x!blk.ptr<f32>>
+  %s = blk.reduce sum, %x : tensor<64xf32> -> f32
+  %zero = blk.constant dense<0.0> : tensor<64xf32>
+  blk.store %in, %zero : tensor<64x!blk.ptr<f32>>
+  %d = blk.sub %x, %s : tensor<64xf32>, f32 -> tensor<64xf32>
+  %out = blk.addptr %y_ptr, %cols : !blk.ptr<f32>, tensor<64xi32> -> tensor<64x!blk.ptr<f32>>
+  blk.store %out, %d : tensor<64x!blk.ptr<f32>>
   func.return
 }
