@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     UnitAttr,
     i1,
@@ -113,6 +114,11 @@ class BlockLowering(ABC):
     """Lowers the block ops of one `function` to loops over their elements (see the
     module's docstring)."""
 
+    starts_carried_splats = False
+    """Whether a loop's carried splats start in its first iteration (`lower_for`): where
+    buffers are per thread and a fill is plain loops (not the SIMT lowering's, whose
+    threads share the buffers)."""
+
     def __init__(self, function: func.FuncOp, disjoint_args: bool = False):
         self.function = function
         self.entry = function.body.blocks[0]
@@ -121,6 +127,10 @@ class BlockLowering(ABC):
         self.buffers: dict[SSAValue, SSAValue] = {}
         """Each materialized block value (and loop-carried block) -> its buffer."""
         self.constants: dict[tuple[int, Attribute], SSAValue] = {}
+        self.first_iteration: dict[SSAValue, tuple[SSAValue, SSAValue, SSAValue]] = {}
+        """Carried blocks whose buffer is not filled before their loop: each with the
+        loop's index, its lower bound and the block it starts as (a splat), which the
+        first iteration reads instead (`lower_for`)."""
 
     # -- what a lowering decides -------------------------------------------------------
 
@@ -268,7 +278,14 @@ class BlockLowering(ABC):
         key = (id(value), tuple(id(i) for i in idx))
         if key in body.memo:
             return body.memo[key]
-        if value in self.buffers:
+        if value in self.first_iteration:
+            index, lower, init = self.first_iteration[value]
+            b = body.builder
+            first = b.value(blk.CmpOp("eq", index, lower, i1))
+            start = self.element(init, idx, body)
+            loaded = self._read_buffer(value, idx, body)
+            result = b.value(blk.WhereOp(first, start, loaded, elem_type(value)))
+        elif value in self.buffers:
             result = self._read_buffer(value, idx, body)
         else:
             result = self.element_of_owner(value, idx, body)
@@ -588,13 +605,27 @@ class BlockLowering(ABC):
             init = op.iter_args[i]
             buffer = self.alloca(shape_of(init.type), elem_type(init))
             buffers[i] = buffer
-            self.copy_into(init, buffer, here)
-            self.buffers[old_block.args[i + 1]] = buffer
+            arg = old_block.args[i + 1]
+            if self.starts_carried_splats and self._starts_in_first_iteration(op, i):
+                # Filled only where the loop never runs; the first iteration reads the
+                # splat (a `tl.zeros` accumulator: no memset of it each program).
+                skipped = here.value(blk.CmpOp("ge", op.lb, op.ub, i1))
+                fill = Block()
+                self.copy_into(init, buffer, Builder(fill))
+                fill.add_op(scf.YieldOp())
+                here.insert(scf.IfOp(skipped, [], [fill]))
+                self.first_iteration[arg] = (old_block.args[0], op.lb, init)
+            else:
+                self.copy_into(init, buffer, here)
+            self.buffers[arg] = buffer
         scalar_positions = [i for i in range(len(op.iter_args)) if i not in buffers]
         new_block = Block(
             arg_types=[old_block.args[0].type, *(op.iter_args[i].type for i in scalar_positions)]
         )
         old_block.args[0].replace_all_uses_with(new_block.args[0])
+        for arg, (index, lower, init) in list(self.first_iteration.items()):
+            if index is old_block.args[0]:
+                self.first_iteration[arg] = (new_block.args[0], lower, init)
         for new_arg, i in zip(new_block.args[1:], scalar_positions, strict=True):
             old_block.args[i + 1].replace_all_uses_with(new_arg)
         for inner in list(old_block.ops):
@@ -619,6 +650,27 @@ class BlockLowering(ABC):
             op.results[i].replace_all_uses_with(result)
         for i, buffer in buffers.items():
             self.buffers[op.results[i]] = buffer
+
+    @staticmethod
+    def _starts_in_first_iteration(op: scf.ForOp, i: int) -> bool:
+        """Whether carried block `i` of `op` may start unfilled: it starts as a splat (its
+        element the same everywhere), the body reads it only element by element (through
+        elementwise ops and casts) and yields a new block for it, and the loop counts an
+        integer (whose first value `lb` is)."""
+        init, arg = op.iter_args[i], op.body.block.args[i + 1]
+        yielded = op.body.block.last_op
+        starts_as_splat = isinstance(init.owner, blk.SplatOp) or (
+            isinstance(init.owner, blk.ConstantOp)
+            and isinstance(init.owner.value, DenseIntOrFPElementsAttr)
+            and init.owner.value.is_splat()
+        )
+        return (
+            starts_as_splat
+            and isinstance(op.lb.type, IntegerType)
+            and isinstance(yielded, scf.YieldOp)
+            and yielded.operands[i] is not arg
+            and all(isinstance(u.operation, blk.ElementwiseOp | blk.CastOp) for u in arg.uses)
+        )
 
     def _lower_if(self, op: scf.IfOp) -> None:
         """Block results of an `scf.if` live in buffers that each branch fills."""

@@ -180,6 +180,8 @@ class LoopLowering(BlockLowering):
     """One function's blocks as loop nests over all their elements, run by one thread;
     materialized blocks in stack buffers (`memref.alloca`)."""
 
+    starts_carried_splats = True
+
     def __init__(
         self,
         function: func.FuncOp,

@@ -106,8 +106,8 @@ func.func @store_then_load(%p: !blk.ptr<f32>, %q: !blk.ptr<f32>) attributes {blk
 // CHECK:         %[[REM:.*]] = memref.alloca() {{.*}} : memref<16xi32>
 // CHECK-NOT:     memref.alloca
 // CHECK:         blk.mod
-// CHECK:         scf.for
-// CHECK:           scf.for %[[I:.*]] =
+// CHECK:         scf.for %k
+// CHECK-NEXT:      scf.for %[[I:.*]] =
 // CHECK:             %[[R:.*]] = memref.load %[[REM]][%[[I]]] : memref<16xi32>
 // CHECK:             %[[X:.*]] = blk.add
 // CHECK-NEXT:        %[[BELOW:.*]] = blk.cmp lt, %[[X]], %{{.*}} : i32
@@ -468,5 +468,38 @@ func.func @store_between_reads(%x_ptr: !blk.ptr<f32>, %y_ptr: !blk.ptr<f32>) att
   %d = blk.sub %x, %s : tensor<64xf32>, f32 -> tensor<64xf32>
   %out = blk.addptr %y_ptr, %cols : !blk.ptr<f32>, tensor<64xi32> -> tensor<64x!blk.ptr<f32>>
   blk.store %out, %d : tensor<64x!blk.ptr<f32>>
+  func.return
+}
+
+// -----
+
+// A loop-carried block that starts as a splat (`tl.zeros`) and that the body reads only
+// element by element: its buffer is filled only where the loop runs no iteration, and the
+// first iteration reads the splat's element instead of the buffer's.
+// CHECK-LABEL: func.func @carried_zeros
+// CHECK:         %[[ZERO:.*]] = blk.constant 0.000000e+00 : f32
+// CHECK:         %[[ACC:.*]] = memref.alloca() {{.*}} : memref<64xf32>
+// CHECK:         %[[NONE:.*]] = blk.cmp ge, %lb, %n : i32
+// CHECK-NEXT:    scf.if %[[NONE]] {
+// CHECK-NEXT:      scf.for
+// CHECK-NEXT:        memref.store %[[ZERO]], %[[ACC]]
+// CHECK:         scf.for %k = %lb to %n step %step : i32 {
+// CHECK:           scf.for %[[I:.*]] =
+// CHECK-NEXT:        %[[FIRST:.*]] = blk.cmp eq, %k, %lb : i32
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[ACC]][%[[I]]]
+// CHECK-NEXT:        blk.where %[[FIRST]], %[[ZERO]], %[[OLD]] : f32
+func.func @carried_zeros(%x: !blk.ptr<f32>, %y: !blk.ptr<f32>, %lb: i32, %n: i32) attributes {blk.kernel} {
+  %cols = blk.arange 0, 64 : tensor<64xi32>
+  %zero = blk.constant dense<0.0> : tensor<64xf32>
+  %step = arith.constant 64 : i32
+  %acc = scf.for %k = %lb to %n step %step iter_args(%s = %zero) -> (tensor<64xf32>) : i32 {
+    %base = blk.addptr %x, %k : !blk.ptr<f32>, i32 -> !blk.ptr<f32>
+    %p = blk.addptr %base, %cols : !blk.ptr<f32>, tensor<64xi32> -> tensor<64x!blk.ptr<f32>>
+    %v = blk.load %p : tensor<64x!blk.ptr<f32>>
+    %s2 = blk.add %s, %v : tensor<64xf32>
+    scf.yield %s2 : tensor<64xf32>
+  }
+  %q = blk.addptr %y, %cols : !blk.ptr<f32>, tensor<64xi32> -> tensor<64x!blk.ptr<f32>>
+  blk.store %q, %acc : tensor<64x!blk.ptr<f32>>
   func.return
 }
