@@ -115,14 +115,15 @@ class BlockLowering(ABC):
     module's docstring)."""
 
     starts_carried_splats = False
-    """Whether a loop's carried splats start in its first iteration (`lower_for`): where
-    buffers are per thread and a fill is plain loops (not the SIMT lowering's, whose
-    threads share the buffers)."""
+    """Whether a loop's carried splats start in its first iteration (`lower_for`), and
+    loads with several users are read again by each (`FusionPlan`'s `rereads`): where one
+    thread runs a program's loops over stack buffers (not the SIMT lowering, whose threads
+    share buffers and keep their elements in registers)."""
 
     def __init__(self, function: func.FuncOp, disjoint_args: bool = False):
         self.function = function
         self.entry = function.body.blocks[0]
-        self.plan = FusionPlan(function, disjoint_args)
+        self.plan = FusionPlan(function, disjoint_args, rereads=self.starts_carried_splats)
         self.materialized = self.plan.materialized
         self.buffers: dict[SSAValue, SSAValue] = {}
         """Each materialized block value (and loop-carried block) -> its buffer."""

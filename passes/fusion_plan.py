@@ -79,11 +79,15 @@ class FusionPlan:
     """The block values of `function` to materialize (`materialized`); the others fuse.
 
     With `disjoint_args`, accesses through different pointer arguments are taken not to
-    overlap (what the launcher checks before it runs the `noalias` variant)."""
+    overlap (what the launcher checks before it runs the `noalias` variant). With
+    `rereads`, a load with several users fuses into each where they all read it again in
+    their own loops (a CPU's cache serves the second read; a GPU thread keeps the block in
+    registers instead)."""
 
-    def __init__(self, function: func.FuncOp, disjoint_args: bool = False):
+    def __init__(self, function: func.FuncOp, disjoint_args: bool = False, rereads: bool = False):
         self.function = function
         self.disjoint_args = disjoint_args
+        self.rereads = rereads
         self.relies_on_disjoint_args = False
         """Whether some decision held only because arguments are disjoint."""
         self._expensive: dict[SSAValue, bool] = {}
@@ -185,7 +189,9 @@ class FusionPlan:
                 return True
             # Each user re-reads a load it fuses into: as many reads as from a buffer, and
             # no copy into one (softmax's row, read by its max and then by `x - max`).
-            return len(users) > 1 and not all(isinstance(u, _REREADS) for u in users)
+            return len(users) > 1 and not (
+                self.rereads and all(isinstance(u, _REREADS) for u in users)
+            )
         if not self.expensive(value):
             return False
         if any(isinstance(u, blk.GatherOp) and u.src == value for u in users):
