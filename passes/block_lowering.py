@@ -38,7 +38,13 @@ from blkc import dtypes
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import shape_of
-from blkc.passes.fusion_plan import FusionPlan, elem_type, is_block, is_int_mod
+from blkc.passes.fusion_plan import (
+    FusionPlan,
+    elem_type,
+    is_block,
+    is_int_mod,
+    is_splat_constant,
+)
 from blkc.passes.sibling_loops import fuse_sibling_loops
 from blkc.passes.sort_lowering import lower_sort
 
@@ -114,16 +120,16 @@ class BlockLowering(ABC):
     """Lowers the block ops of one `function` to loops over their elements (see the
     module's docstring)."""
 
-    starts_carried_splats = False
-    """Whether a loop's carried splats start in its first iteration (`lower_for`), and
-    loads with several users are read again by each (`FusionPlan`'s `rereads`): where one
-    thread runs a program's loops over stack buffers (not the SIMT lowering, whose threads
-    share buffers and keep their elements in registers)."""
+    program_on_one_thread = False
+    """Whether one thread runs a program's loops over its own stack buffers (not the SIMT
+    lowering, whose threads share buffers and keep their elements in registers). Then a
+    loop's carried splats start in its first iteration (`lower_for`), and loads with
+    several users are read again by each (`FusionPlan`'s `rereads`)."""
 
     def __init__(self, function: func.FuncOp, disjoint_args: bool = False):
         self.function = function
         self.entry = function.body.blocks[0]
-        self.plan = FusionPlan(function, disjoint_args, rereads=self.starts_carried_splats)
+        self.plan = FusionPlan(function, disjoint_args, rereads=self.program_on_one_thread)
         self.materialized = self.plan.materialized
         self.buffers: dict[SSAValue, SSAValue] = {}
         """Each materialized block value (and loop-carried block) -> its buffer."""
@@ -602,12 +608,16 @@ class BlockLowering(ABC):
         old_block = op.body.block
         carried_blocks = [i for i, v in enumerate(op.iter_args) if is_block(v)]
         buffers: dict[int, SSAValue] = {}
+        scalar_positions = [i for i in range(len(op.iter_args)) if i not in carried_blocks]
+        new_block = Block(
+            arg_types=[old_block.args[0].type, *(op.iter_args[i].type for i in scalar_positions)]
+        )
         for i in carried_blocks:
             init = op.iter_args[i]
             buffer = self.alloca(shape_of(init.type), elem_type(init))
             buffers[i] = buffer
             arg = old_block.args[i + 1]
-            if self.starts_carried_splats and self._starts_in_first_iteration(op, i):
+            if self.program_on_one_thread and self._starts_in_first_iteration(op, i):
                 # Filled only where the loop never runs; the first iteration reads the
                 # splat (a `tl.zeros` accumulator: no memset of it each program).
                 skipped = here.value(blk.CmpOp("ge", op.lb, op.ub, i1))
@@ -615,18 +625,11 @@ class BlockLowering(ABC):
                 self.copy_into(init, buffer, Builder(fill))
                 fill.add_op(scf.YieldOp())
                 here.insert(scf.IfOp(skipped, [], [fill]))
-                self.first_iteration[arg] = (old_block.args[0], op.lb, init)
+                self.first_iteration[arg] = (new_block.args[0], op.lb, init)
             else:
                 self.copy_into(init, buffer, here)
             self.buffers[arg] = buffer
-        scalar_positions = [i for i in range(len(op.iter_args)) if i not in buffers]
-        new_block = Block(
-            arg_types=[old_block.args[0].type, *(op.iter_args[i].type for i in scalar_positions)]
-        )
         old_block.args[0].replace_all_uses_with(new_block.args[0])
-        for arg, (index, lower, init) in list(self.first_iteration.items()):
-            if index is old_block.args[0]:
-                self.first_iteration[arg] = (new_block.args[0], lower, init)
         for new_arg, i in zip(new_block.args[1:], scalar_positions, strict=True):
             old_block.args[i + 1].replace_all_uses_with(new_arg)
         for inner in list(old_block.ops):
@@ -660,13 +663,8 @@ class BlockLowering(ABC):
         integer (whose first value `lb` is)."""
         init, arg = op.iter_args[i], op.body.block.args[i + 1]
         yielded = op.body.block.last_op
-        starts_as_splat = isinstance(init.owner, blk.SplatOp) or (
-            isinstance(init.owner, blk.ConstantOp)
-            and isinstance(init.owner.value, DenseIntOrFPElementsAttr)
-            and init.owner.value.is_splat()
-        )
         return (
-            starts_as_splat
+            (isinstance(init.owner, blk.SplatOp) or is_splat_constant(init.owner))
             and isinstance(op.lb.type, IntegerType)
             and isinstance(yielded, scf.YieldOp)
             and yielded.operands[i] is not arg

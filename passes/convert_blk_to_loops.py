@@ -180,7 +180,7 @@ class LoopLowering(BlockLowering):
     """One function's blocks as loop nests over all their elements, run by one thread;
     materialized blocks in stack buffers (`memref.alloca`)."""
 
-    starts_carried_splats = True
+    program_on_one_thread = True
 
     def __init__(
         self,

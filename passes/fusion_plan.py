@@ -70,6 +70,15 @@ def elem_type(value: SSAValue) -> Attribute:
     return element_type(value.type)
 
 
+def is_splat_constant(op: object) -> bool:
+    """Whether `op` is a block constant of one value everywhere."""
+    return (
+        isinstance(op, blk.ConstantOp)
+        and isinstance(op.value, DenseIntOrFPElementsAttr)
+        and op.value.is_splat()
+    )
+
+
 def is_int_mod(op: object) -> bool:
     """Whether `op` is an integer `%`."""
     return isinstance(op, blk.ModOp) and dtypes.from_xdsl(elem_type(op.result)).is_int
@@ -181,7 +190,7 @@ class FusionPlan:
         if isinstance(op, _ALWAYS_MATERIALIZED):
             return True
         if isinstance(op, blk.ConstantOp):
-            return not (isinstance(op.value, DenseIntOrFPElementsAttr) and op.value.is_splat())
+            return not is_splat_constant(op)
         users = {use.operation for use in value.uses}
         other_region = any(u.parent_block() is not op.parent_block() for u in users)
         if isinstance(op, blk.LoadOp):

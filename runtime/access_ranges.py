@@ -357,7 +357,10 @@ def analyse(
     if loop_range(nest.body.blocks[0].args[0]) is None:
         return result
     analysis = _Analysis(nest)
+    selects: list[arith.SelectOp] = []
     for op in nest.walk():
+        if isinstance(op, arith.SelectOp):
+            selects.append(op)
         if not isinstance(op, _ACCESSES):
             continue
         mask = getattr(op, "mask", None)
@@ -382,9 +385,7 @@ def analyse(
     # A select on the mask of an access proven unmasked (`tl.where(mask, x, 0.0)` beside
     # `tl.load(p, mask=mask)`) reads its true operand where that access is unmasked.
     masks = {op.mask for op in result.unmasked if getattr(op, "mask", None) is not None}
-    for op in nest.walk():
-        if isinstance(op, arith.SelectOp) and op.cond in masks:
-            result.unmasked.add(op)
+    result.unmasked.update(op for op in selects if op.cond in masks)
     result.ranges = {v: r for v in analysis.order if (r := loop_range(v)) is not None}
     return result
 
