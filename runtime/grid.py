@@ -160,7 +160,11 @@ def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
     function = callable(grid)
     if function:
         grid = grid(meta)
-    if type(grid) is tuple and 0 < len(grid) <= 3:  # the common case, checked quickly
+    if type(grid) is tuple and len(grid) == 1:  # the commonest case, checked quickest
+        (g,) = grid
+        if type(g) is int and 0 <= g < 2**31:
+            return g, 1, 1
+    elif type(grid) is tuple and 0 < len(grid) <= 3:  # the common case, checked quickly
         for g in grid:
             if type(g) is not int or not 0 <= g < 2**31:
                 break

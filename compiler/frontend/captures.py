@@ -161,6 +161,16 @@ class Captures:
     replaced: int
     """`_sources_replaced` at the walk."""
 
+    def fresh_terms(self, namespace: dict[str, Any], prefix: str) -> list[str]:
+        """`fresh()` as Python expressions to join with `and`, for a guard compiled with
+        `namespace` (which this fills, its names starting with `prefix`)."""
+        namespace[f"{prefix}replaced"], namespace[f"{prefix}missing"] = _sources_replaced, MISSING
+        terms = [f"{prefix}replaced[0] == {self.replaced}"]
+        for i, (lookup, name, value) in enumerate(self.entries):
+            namespace[f"{prefix}lookup{i}"], namespace[f"{prefix}value{i}"] = lookup, value
+            terms.append(f"{prefix}lookup{i}({name!r}, {prefix}missing) is {prefix}value{i}")
+        return terms
+
     def fresh(self) -> bool:
         """Whether every captured name still holds the value it had (and no source was
         replaced since)."""

@@ -150,6 +150,56 @@ def test_a_changed_global_is_seen() -> None:
 
 
 @blkc.jit
+def filled(out_ptr, N: tl.constexpr, VALUE: tl.constexpr, SIGN: tl.constexpr = 1):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, tl.full([N], VALUE, tl.float32) * SIGN)
+
+
+def test_a_stub_takes_only_the_keywords_it_was_built_for(python_launches: list[int]) -> None:
+    kernel = fresh(filled)
+    out = numpy.zeros(4, numpy.float32)
+    for _ in range(3):
+        kernel[(1,)](out, 4, VALUE=2)
+    assert python_launches[0] == 2
+    # Equal values of another type, another value, a keyword left to its default, a
+    # keyword more: each is another variant, so Python launches it.
+    launches = [
+        ({"VALUE": 2.0}, 2.0),
+        ({"VALUE": True}, 1.0),
+        ({"VALUE": 3}, 3.0),
+        ({"VALUE": 2, "SIGN": -1}, -2.0),
+        ({"VALUE": 2, "SIGN": 1}, 2.0),
+    ]
+    for count, (keywords, expected) in enumerate(launches, start=3):
+        out[:] = 0
+        kernel[(1,)](out, 4, **keywords)
+        assert out.tolist() == [expected] * 4, keywords
+        assert python_launches[0] == count, keywords
+    kernel[(1,)](out, 4, VALUE=2)  # the first stub still takes its own
+    assert python_launches[0] == len(launches) + 2
+
+
+def test_a_changed_environment_variable_is_seen(
+    python_launches: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kernel = fresh(filled)
+    out = numpy.zeros(4, numpy.float32)
+    for _ in range(3):
+        kernel[(1,)](out, 4, VALUE=5)
+    assert python_launches[0] == 2
+    for variable, value in [("BLKC_CHECK_BOUNDS", "0"), ("BLKC_STREAM_BYTES", "0")]:
+        monkeypatch.setenv(variable, value)
+        before = python_launches[0]
+        kernel[(1,)](out, 4, VALUE=5)
+        assert python_launches[0] == before + 1, variable
+        monkeypatch.delenv(variable)
+    before = python_launches[0]
+    kernel[(1,)](out, 4, VALUE=5)
+    assert python_launches[0] == before  # the stub again
+    assert out.tolist() == [5.0] * 4
+
+
+@blkc.jit
 def divide(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
     o = tl.arange(0, N)
     tl.store(out_ptr + o, tl.load(x_ptr + o) / tl.load(y_ptr + o))
