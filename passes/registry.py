@@ -15,6 +15,9 @@ _PASSES: dict[str, str] = {
     "blk-verify-strict": "blkc.passes.verify_strict:VerifyStrictPass",
     "warn-lossy-casts": "blkc.passes.warn_lossy_casts:WarnLossyCastsPass",
     "to-strict": "blkc.passes.to_strict:ToStrictPipeline",
+    "contiguous-persistent-loops": (
+        "blkc.passes.contiguous_persistent_loops:ContiguousPersistentLoopsPass"
+    ),
     "carry-pointer-offsets": "blkc.passes.carry_pointer_offsets:CarryPointerOffsetsPass",
     "convert-blk-to-loops": "blkc.passes.convert_blk_to_loops:ConvertBlkToLoopsPass",
     "prefetch-next-iteration": "blkc.passes.prefetch_next_iteration:PrefetchNextIterationPass",

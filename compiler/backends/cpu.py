@@ -38,7 +38,8 @@ if TYPE_CHECKING:
 # generator: they are imported where a kernel is lowered.
 
 LOWERING = (
-    "cse,carry-pointer-offsets,convert-blk-to-loops,prefetch-next-iteration,lower-int-semantics,"
+    "cse,contiguous-persistent-loops,carry-pointer-offsets,convert-blk-to-loops,"
+    "prefetch-next-iteration,lower-int-semantics,"
     "emulate-small-floats"
 )
 
