@@ -760,7 +760,7 @@ class _FastEntry:
             return None
         environment = _environment()
         accepts = _guard(fn, dict(kwargs), environment, fn._captures)
-        return cls(kernel, stub, dict(kwargs), environment, fn._captures, plan, accepts)  # fmt: skip
+        return cls(kernel, stub, dict(kwargs), environment, fn._captures, plan, accepts)
 
     def raise_errors(self, outcome: object) -> None:
         """Raise what the stub's launch recorded (`outcome`, what the stub returned), as a
