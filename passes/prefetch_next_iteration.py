@@ -54,7 +54,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, ModuleOp, i64
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import Pure
@@ -265,49 +265,56 @@ class _Loop:
         line: int,
         mapping: dict[SSAValue, SSAValue],
     ) -> None:
-        """Visit `visit` of `visits` prefetches its share of `load`'s lines: a loop over
-        lines w in [visit * W / visits, (visit + 1) * W / visits) of the W of its nest."""
-        work = _product(counts)
+        """Visit `visit` of `visits` prefetches its share of `load`'s rows (every index
+        of its nest but the contiguous one): a loop over rows r in [visit * R / visits,
+        (visit + 1) * R / visits) of the R of its nest, each row's address computed once
+        (at contiguous index 0) and each of its lines a constant number of elements on."""
+        rows = _product([c for position, c in enumerate(counts) if position != contiguous])
         index = IndexType()
 
-        def const(n: int) -> SSAValue:
+        def const(n: int, block: Block) -> SSAValue:
             op = arith.ConstantOp(IntegerAttr(n, index))
-            here.add_op(op)
+            block.add_op(op)
             return op.result
 
         def share(v: SSAValue) -> SSAValue:
-            scaled = arith.MuliOp(v, const(work))
-            part = arith.DivUIOp(scaled, const(visits))
+            scaled = arith.MuliOp(v, const(rows, here))
+            part = arith.DivUIOp(scaled, const(visits, here))
             here.add_ops([scaled, part])
             return part.result
 
         first = share(visit)
-        following = arith.AddiOp(visit, const(1))
+        following = arith.AddiOp(visit, const(1, here))
         here.add_op(following)
         last = share(following.result)
         step = Block(arg_types=[index])
-        w = step.args[0]
         copies = dict(mapping)
-        rest: SSAValue = w
-        for position in range(len(counts) - 1, -1, -1):  # the innermost dimension first
-            count = const(counts[position]) if position else None
-            digit: SSAValue = rest
-            if count is not None:
+        rest: SSAValue = step.args[0]
+        positions = [p for p in range(len(counts) - 1, -1, -1) if p != contiguous]
+        for order, position in enumerate(positions):  # the innermost dimension first
+            digit = rest
+            if order < len(positions) - 1:
+                count = const(counts[position], step)
                 remainder, quotient = arith.RemUIOp(rest, count), arith.DivUIOp(rest, count)
                 step.add_ops([remainder, quotient])
                 digit, rest = remainder.result, quotient.result
-            if position == contiguous:  # a line's first element, the last one last
-                trips = _trips(nest[position])
-                scaled = arith.MuliOp(digit, const(line))
-                clamped = arith.MinUIOp(scaled.result, const(trips - 1))
-                step.add_ops([scaled, clamped])
-                digit = clamped.result
             copies[nest[position].body.block.args[0]] = digit
+        copies[nest[contiguous].body.block.args[0]] = const(0, step)
         for op in ops:
             step.add_op(op.clone(copies))
-        step.add_op(blk.PrefetchOp(copies.get(load.ptr, load.ptr)))
+        row = copies.get(load.ptr, load.ptr)
+        trips = _trips(nest[contiguous])
+        for number in range(counts[contiguous]):  # a line's first element, the last one last
+            element = min(number * line, trips - 1)
+            address = row
+            if element:
+                offset = blk.ConstantOp(IntegerAttr(element, i64))
+                moved = blk.AddPtrOp(row, offset, row.type)
+                step.add_ops([offset, moved])
+                address = moved.result
+            step.add_op(blk.PrefetchOp(address))
         step.add_op(scf.YieldOp())
-        here.add_op(scf.ForOp(first, last, const(1), [], step))
+        here.add_op(scf.ForOp(first, last, const(1, here), [], step))
 
 
 def _product(counts: Sequence[int]) -> int:

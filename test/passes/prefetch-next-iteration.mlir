@@ -1,10 +1,10 @@
 // RUN: blk-opt --split-input-file %s -p "to-strict,carry-pointer-offsets,convert-blk-to-loops{vector-bits=512 vector-registers=32},prefetch-next-iteration" | filecheck %s
 
 // A K loop that advances its tiles of A (128 x 32, rows %lda apart) and B (32 x 128) and
-// multiplies them: each visit of the dot's tile loop prefetches its share of the lines
-// the next iteration's copies read, before its tile. A's rows hold 32 floats (128 bytes,
-// lines at elements 0, 16 and 31 of a row: 128 x 3 = 384), B's 128 (lines at 0, 16, ...,
-// 112 and 127: 32 x 9 = 288).
+// multiplies them: each visit of the dot's tile loop prefetches its share of the rows
+// the next iteration's copies read, before its tile. Each row's address is computed once;
+// its lines are constant offsets from it. A's rows hold 32 floats (128 bytes: lines at
+// elements 0, 16 and 31 of a row), B's 128 (lines at 0, 16, ..., 112 and 127).
 // CHECK-LABEL: func.func @matmul
 // CHECK:       scf.for %{{.*}} iter_args(%[[OA:.*]] = %{{.*}}, %[[OB:.*]] = %{{.*}}) -> (i64, i64) : i32 {
 // CHECK:         blk.load
@@ -13,20 +13,28 @@
 // CHECK:           %[[INCA:.*]] = blk.cast %{{.*}} : i32 -> i64
 // CHECK-NEXT:      %[[NEXTA:.*]] = arith.addi %[[OA]], %[[INCA]] : i64
 // CHECK:           %[[NEXTB:.*]] = arith.addi %[[OB]], %{{.*}} : i64
-// CHECK:           %[[WA:.*]] = arith.constant 384 : index
-// CHECK:           %[[LINEA:.*]] = arith.constant 16 : index
-// CHECK:           scf.for %[[W:.*]] = %{{.*}} {
-// CHECK-NEXT:        %[[L:.*]] = arith.remui %[[W]], %{{.*}} : index
-// CHECK-NEXT:        %[[R:.*]] = arith.divui %[[W]], %{{.*}} : index
-// CHECK-NEXT:        %[[E:.*]] = arith.muli %[[L]], %[[LINEA]] : index
-// CHECK-NEXT:        arith.minui %[[E]], %{{.*}} : index
-// CHECK:             %[[PA:.*]] = blk.addptr %{{.*}}, %[[NEXTA]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
-// CHECK-NEXT:        blk.prefetch %[[PA]] : !blk.ptr<f32>
+// CHECK-NEXT:      %[[ROWSA:.*]] = arith.constant 128 : index
+// CHECK:           scf.for %[[R:.*]] = %{{.*}} {
+// CHECK-NEXT:        %[[FIRST:.*]] = arith.constant 0 : index
+// CHECK-NEXT:        %[[R32:.*]] = arith.index_cast %[[R]] : index to i32
+// CHECK-NEXT:        blk.mul %[[R32]], %lda : i32
+// CHECK:             %[[ROWA:.*]] = blk.addptr %{{.*}}, %[[NEXTA]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:        blk.prefetch %[[ROWA]] : !blk.ptr<f32>
+// CHECK-NEXT:        %[[C16:.*]] = blk.constant 16 : i64
+// CHECK-NEXT:        %[[A16:.*]] = blk.addptr %[[ROWA]], %[[C16]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:        blk.prefetch %[[A16]] : !blk.ptr<f32>
+// CHECK-NEXT:        %[[C31:.*]] = blk.constant 31 : i64
+// CHECK-NEXT:        %[[A31:.*]] = blk.addptr %[[ROWA]], %[[C31]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:        blk.prefetch %[[A31]] : !blk.ptr<f32>
 // CHECK-NEXT:      }
-// CHECK:           %[[WB:.*]] = arith.constant 288 : index
+// CHECK-NEXT:      %[[ROWSB:.*]] = arith.constant 32 : index
 // CHECK:           scf.for %{{.*}} {
-// CHECK:             %[[PB:.*]] = blk.addptr %{{.*}}, %[[NEXTB]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
-// CHECK-NEXT:        blk.prefetch %[[PB]] : !blk.ptr<f32>
+// CHECK:             %[[ROWB:.*]] = blk.addptr %{{.*}}, %[[NEXTB]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:        blk.prefetch %[[ROWB]] : !blk.ptr<f32>
+// CHECK-COUNT-7:     blk.constant {{(16|32|48|64|80|96|112)}} : i64
+// CHECK:             %[[C127:.*]] = blk.constant 127 : i64
+// CHECK-NEXT:        %[[B127:.*]] = blk.addptr %[[ROWB]], %[[C127]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:        blk.prefetch %[[B127]] : !blk.ptr<f32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      blk.dot_tile
 func.func @matmul(%a: !blk.ptr<f32>, %b: !blk.ptr<f32>, %c: !blk.ptr<f32>, %lda: i32, %n: i32) attributes {blk.kernel} {
@@ -102,8 +110,10 @@ func.func @indirect(%a: !blk.ptr<f32>, %idx: !blk.ptr<i32>, %c: !blk.ptr<f32>, %
 // The same tile, starting at the loop index times its size: predictable, prefetched
 // (64 rows of 5 lines).
 // CHECK-LABEL: func.func @by_index
-// CHECK:       arith.constant 320 : index
-// CHECK:       blk.prefetch
+// CHECK:       arith.constant 64 : index
+// CHECK:       scf.for
+// CHECK-COUNT-5: blk.prefetch
+// CHECK-NEXT:  }
 // CHECK:       blk.dot_tile
 func.func @by_index(%a: !blk.ptr<f32>, %c: !blk.ptr<f32>, %n: i32) attributes {blk.kernel} {
   %r = blk.arange 0, 64 : tensor<64xi32>
