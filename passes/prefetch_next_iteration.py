@@ -19,9 +19,10 @@ software pipelining (`num_stages`) does on GPUs:
   loop, another loop-carried value) is left alone;
 - the load's nest is walked one cache line at a time along its contiguous dimension (the
   loop index that moves the address by one element), and every other dimension in full;
-- that work is spread evenly over the visits of the dot's tile loops, each visit
-  prefetching its share (`blk.prefetch`, which never faults: masks are ignored, and the
-  last iteration's prefetches past the data are harmless).
+- its rows (every index but the contiguous one) are spread evenly over the visits of the
+  dot's tile loops, each visit prefetching its share (`blk.prefetch`, which never faults:
+  masks are ignored, and the last iteration's prefetches past the data are harmless); a
+  row's address is computed once, its lines are constant offsets from it.
 
 Nothing is read or written that was not before: only the time at which lines arrive
 changes.
@@ -37,8 +38,11 @@ changes.
   }
   scf.for %ti = %c0 to %c32 step %c1 {      // the dot's tiles
     scf.for %tj = %c0 to %c4 step %c1 {
-      // added: this visit's share of the 128 x 3 lines of A's next tile
-      scf.for %w = %lo to %hi step %c1 { ...blk.prefetch %p_next... }
+      // added: this visit's share of the 128 rows of A's next tile, 3 lines each
+      scf.for %r = %lo to %hi step %c1 {
+        ...%row = the address of row %r's first element next iteration...
+        blk.prefetch %row   blk.prefetch (%row + 16)   blk.prefetch (%row + 31)
+      }
       blk.dot_tile %a, %b, %c[...] ...
     }
   }
