@@ -55,19 +55,26 @@ def aligned(shape: tuple[int, ...], dtype: object, fill: str = "random") -> nump
     return array
 
 
+SETTLE = 0.05
+"""Seconds between two libraries' blocks of calls in `best_ms_each`: longer than any of
+their threads spin after a call."""
+
+
 def best_ms_each(
     fns: dict[str, Callable[[], object]], repeat: int, rounds: int = 3
 ) -> dict[str, float]:
     """Best-of-`repeat` milliseconds of each function, after two warm-up calls, in
     `rounds` rounds that each call every function `repeat / rounds` times in a row: slow
     changes of a shared machine's load reach every function alike, and a function's calls
-    follow each other as an application's would (a call right after another library's
-    would share the cores with that library's threads, which spin a while after a call:
-    torch's OpenMP workers, blkc's pool)."""
+    follow each other as an application's would. Each block starts `SETTLE` seconds after
+    the one before: a call right after another library's would share the cores with that
+    library's threads, which spin a while after a call (torch's OpenMP workers 10-20 ms,
+    blkc's pool 5 ms)."""
     best = dict.fromkeys(fns, float("inf"))
     block = max(2, -(-repeat // rounds))
     for _ in range(rounds):
         for name, fn in fns.items():
+            time.sleep(SETTLE)
             fn()
             fn()
             for _ in range(block):
