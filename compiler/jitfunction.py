@@ -685,7 +685,7 @@ def _guard(
     for i, (name, value) in enumerate(kwargs.items()):
         namespace[f"v{i}"], namespace[f"t{i}"] = value, type(value)
         tests.append(f"type(kwargs.get({name!r}, MISSING)) is t{i}")
-        tests.append(f"kwargs[{name!r}] == v{i}")
+        tests.append(f"(kwargs[{name!r}] is v{i} or kwargs[{name!r}] == v{i})")  # as dicts compare
     tests.append("policy_setting() == policy")
     if getattr(os.environ, "_data", None) is not None:
         body = ["get = environ._data.get"]

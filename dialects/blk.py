@@ -1240,6 +1240,17 @@ class ArangeOp(IRDLOperation):
 _TYPED_CONSTANT = IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr
 
 
+def is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
+    """Whether every element of `attr` has the same bits. (xDSL's `is_splat` compares the
+    values: a block of NaN is not a splat there, and one of 0.0 and -0.0 is.)"""
+    data = attr.data.data
+    count = len(attr.get_values())
+    if count <= 1:
+        return True
+    size = len(data) // count
+    return data == data[:size] * count
+
+
 @irdl_custom_directive
 class TypedValue(CustomDirective):
     """``custom<TypedValue>($value, type($result))``: a typed constant (``1.0 : f32``),

@@ -99,7 +99,7 @@ def _is_one(value: SSAValue) -> bool:
         return False
     attr = owner.value
     if isinstance(attr, DenseIntOrFPElementsAttr):
-        return attr.is_splat() and attr.get_values()[0] == 1 and _integral(value)
+        return blk.is_splat(attr) and attr.get_values()[0] == 1 and _integral(value)
     return isinstance(attr, IntegerAttr) and _integral(value) and attr.value.data == 1
 
 
@@ -219,7 +219,7 @@ class AxisInfoAnalysis:
     def _constant(self, op: blk.ConstantOp | arith.ConstantOp) -> AxisInfo:
         attr = op.value
         if isinstance(attr, DenseIntOrFPElementsAttr):
-            if not attr.is_splat():
+            if not blk.is_splat(attr):
                 return AxisInfo()
             first = attr.get_values()[0]
             divisor = power_of_two_divisor(first) if isinstance(first, int) else 1

@@ -352,7 +352,13 @@ class BlockLowering(ABC):
             return b.value(blk.AddOp(position, self.const(start, i32), i32))
         if isinstance(op, blk.ConstantOp):
             attr = op.value
-            assert isinstance(attr, DenseIntOrFPElementsAttr) and attr.is_splat()
+            assert isinstance(attr, DenseIntOrFPElementsAttr)
+            if not blk.is_splat(attr):
+                raise error_at(
+                    op,
+                    "a block constant of different values is not supported; build it from "
+                    "blk.arange and blk.where, or load it from an array",
+                )
             return self.scalar_constant(attr.get_values()[0], scalar)
         if isinstance(op, blk.LoadOp):
             ptr = self.element(op.ptr, idx, body)

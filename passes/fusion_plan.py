@@ -75,7 +75,7 @@ def is_splat_constant(op: object) -> bool:
     return (
         isinstance(op, blk.ConstantOp)
         and isinstance(op.value, DenseIntOrFPElementsAttr)
-        and op.value.is_splat()
+        and blk.is_splat(op.value)
     )
 
 

@@ -283,7 +283,7 @@ def integer_constant(value: SSAValue) -> int | None:
         attr = op.value
         if isinstance(attr, IntegerAttr):
             return attr.value.data
-        if isinstance(attr, DenseIntOrFPElementsAttr) and attr.is_splat():
+        if isinstance(attr, DenseIntOrFPElementsAttr) and blk.is_splat(attr):
             first = attr.get_values()[0]
             return first if isinstance(first, int) else None
     return None

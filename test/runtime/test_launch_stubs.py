@@ -179,6 +179,16 @@ def test_a_stub_takes_only_the_keywords_it_was_built_for(python_launches: list[i
     assert python_launches[0] == len(launches) + 2
 
 
+def test_a_nan_keyword_takes_its_stub(python_launches: list[int]) -> None:
+    """The same NaN object is the same keyword, as dictionaries compare values."""
+    kernel, nan = fresh(filled), float("nan")
+    out = numpy.zeros(4, numpy.float32)
+    for _ in range(4):
+        kernel[(1,)](out, 4, VALUE=nan)
+    assert numpy.isnan(out).all()
+    assert python_launches[0] == 2
+
+
 def test_a_changed_environment_variable_is_seen(
     python_launches: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
