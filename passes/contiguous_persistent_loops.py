@@ -16,7 +16,8 @@ apart in memory: on a Zen 4 a 4096 x 1024 softmax ran at half the speed of the s
 kernel reading consecutive rows. When the step equals the number of programs at run time,
 the programs' iterations together are every value from the start to the bound, whatever
 program takes each; the pass hands program p the p-th of `%n` runs of ceil(count / `%n`)
-consecutive values (by a `select` on that test; any other step keeps the loop as written):
+consecutive values (by a `select` on that test; any other step keeps the loop as written,
+and so does a start `offset + pid` that would wrap around for some program):
 
 ```mlir
 // lb = offset + pid, step = s (offset and s loop-invariant)
