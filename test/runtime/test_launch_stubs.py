@@ -357,3 +357,23 @@ def test_grid_functions_get_the_arguments_by_name_defaults_included() -> None:
     assert seen == [defaults] * 3 + [{**defaults, "factor": 0.5, "num_warps": 4, "BLOCK": 16}]
     with pytest.raises(TypeError, match="kernel 'with_defaults'.*'n'"):
         with_defaults[grid](x, out)
+
+
+@pytest.mark.parametrize(
+    ("grid", "error", "message"),
+    [
+        (lambda meta: "x", TypeError, "a grid function must return a tuple of 1 to 3 ints"),
+        (lambda meta: (1.5,), TypeError, "a grid function must return a tuple of 1 to 3 ints"),
+        (lambda meta: (-1,), ValueError, "must not be negative"),
+        (lambda meta: (2**31,), ValueError, "must be below 2\\*\\*31"),
+    ],
+)
+def test_a_grid_function_s_bad_result_is_an_error_with_stubs_built(grid, error, message) -> None:  # type: ignore[no-untyped-def]
+    kernel = fresh(axpy)
+    x = numpy.ones(64, numpy.float32)
+    out = numpy.zeros(64, numpy.float32)
+    for _ in range(3):
+        kernel[lambda meta: (2,)](x, x, out, 1.0, 64, BLOCK=32)
+    assert kernel._fast  # the launches above built a stub
+    with pytest.raises(error, match=message):
+        kernel[grid](x, x, out, 1.0, 64, BLOCK=32)
