@@ -46,7 +46,7 @@ from blkc.runtime.grid import (
     Launchable,
     check_num_cpu_threads,
     for_user,
-    grid_sizes,
+    normalize_grid,
     user_entry,
 )
 
@@ -771,28 +771,15 @@ class _GridLaunch(GridLauncher):
             super().__init__(grid)
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        # `_meta` and `grid_sizes` in their common cases, and the stubs' launch, inline: every
-        # launch of a Triton-style wrapper runs this, and each Python call it makes costs
-        # most from cold caches (a 1K vector add between cache evictions: 5.3 us).
+        # The stubs' launch inline: every launch of a Triton-style wrapper runs this, and
+        # each Python call it makes costs most from cold caches.
         fn = self.fn
         try:
             fast = fn._fast
             if fast:
                 sizes = self.sizes
                 if sizes is None and callable(self.grid):
-                    meta = None
-                    if kwargs.keys().isdisjoint(fn._option_names):
-                        try:
-                            meta = fn._binder(*args, **kwargs)
-                        except TypeError:
-                            pass  # `_meta` says what is wrong
-                    shape = self.grid(fn._meta(args, kwargs) if meta is None else meta)
-                    if type(shape) is tuple and len(shape) == 1:
-                        size = shape[0]
-                        if type(size) is int and 0 <= size < 2**31:
-                            sizes = (size, 1, 1)
-                    if sizes is None:
-                        sizes = grid_sizes(shape, from_function=True)
+                    sizes = normalize_grid(self.grid, fn._meta(args, kwargs))
                 if sizes is not None:
                     for entry in fast:
                         if entry.accepts(kwargs):

@@ -1244,7 +1244,7 @@ def is_splat(attr: DenseIntOrFPElementsAttr) -> bool:
     """Whether every element of `attr` has the same bits. (xDSL's `is_splat` compares the
     values: a block of NaN is not a splat there, and one of 0.0 and -0.0 is.)"""
     data = attr.data.data
-    count = len(attr.get_values())
+    count = attr.type.element_count()
     if count <= 1:
         return True
     size = len(data) // count

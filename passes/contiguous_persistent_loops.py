@@ -94,22 +94,20 @@ def _rewrite(function: func.FuncOp, loop: scf.ForOp) -> None:
     same_axis = [
         o for o in function.walk() if isinstance(o, blk.ProgramIdOp) and o.axis.value.data == axis
     ]
-    uses = list(pid.result.uses)
-    if same_axis != [pid] or len(uses) != 1:
+    if same_axis != [pid] or not pid.result.has_one_use():
         return  # another use (the offset's too): which program runs what may matter
-    _contiguous(loop, pid, offset, axis)
+    _contiguous(loop, kind, pid, offset, axis)
 
 
-def _contiguous(loop: scf.ForOp, pid: blk.ProgramIdOp, offset: SSAValue | None, axis: int) -> None:
+def _contiguous(
+    loop: scf.ForOp, kind: IntegerType, pid: blk.ProgramIdOp, offset: SSAValue | None, axis: int
+) -> None:
     new: list[Operation] = []
 
     def add(op: Operation) -> SSAValue:
         op.location = loop.location
         new.append(op)
         return op.results[0]
-
-    kind = loop.lb.type
-    assert isinstance(kind, IntegerType)
 
     widened: dict[SSAValue, SSAValue] = {}
 
@@ -125,17 +123,15 @@ def _contiguous(loop: scf.ForOp, pid: blk.ProgramIdOp, offset: SSAValue | None, 
 
     block = loop.parent_block()
     assert block is not None
-    programs = next(
-        (
-            o.result
-            for o in block.ops
-            if o is not loop
-            and isinstance(o, blk.NumProgramsOp)
-            and o.axis.value.data == axis
-            and block.get_operation_index(o) < block.get_operation_index(loop)
-        ),
-        None,
-    ) or add(blk.NumProgramsOp(axis))
+    programs = None  # a num_programs of the axis before the loop, else a new one
+    for o in block.ops:
+        if o is loop:
+            break
+        if isinstance(o, blk.NumProgramsOp) and o.axis.value.data == axis:
+            programs = o.result
+            break
+    if programs is None:
+        programs = add(blk.NumProgramsOp(axis))
     ub, step, n = wide(loop.ub), wide(loop.step), wide(programs)
     count = ub if offset is None else add(arith.SubiOp(ub, wide(offset)))
     count = add(arith.MaxSIOp(count, constant(0, i64)))

@@ -158,12 +158,8 @@ def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
     """`grid` (or what the grid function `grid` gives for `meta`) as three sizes; a
     TypeError or ValueError for anything that cannot be a grid."""
     function = callable(grid)
-    return grid_sizes(grid(meta) if function else grid, function)
-
-
-def grid_sizes(grid: object, from_function: bool = False) -> tuple[int, int, int]:
-    """`grid` (a grid, or what a grid function returned where `from_function`) as three
-    sizes; a TypeError or ValueError for anything that cannot be a grid."""
+    if function:
+        grid = grid(meta)
     if type(grid) is tuple and len(grid) == 1:  # the commonest case, checked quickest
         (g,) = grid
         if type(g) is int and 0 <= g < 2**31:
@@ -175,7 +171,7 @@ def grid_sizes(grid: object, from_function: bool = False) -> tuple[int, int, int
         else:
             padded = (*grid, 1, 1)
             return padded[0], padded[1], padded[2]
-    check_grid(grid, function=not from_function)
+    check_grid(grid, function=not function)
     if isinstance(grid, int):
         grid = (grid,)
     grid = tuple(int(g) for g in grid)
@@ -235,7 +231,6 @@ __all__ = [
     "user_entry",
     "check_num_cpu_threads",
     "normalize_grid",
-    "grid_sizes",
     "GridLauncher",
     "KeptLaunchers",
 ]
