@@ -57,11 +57,18 @@ _VECTOR_STORE = re.compile(
     re.MULTILINE,
 )
 _BYTES = {"float": 4, "double": 8, "half": 2, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+NONTEMPORAL_ALIGNMENT = 16
+"""The alignment a marked vector store needs to become non-temporal: x86's narrowest
+non-temporal vector store (`movntps`, 16 bytes) needs it, and the code generator splits a
+wider store that has only this alignment into such stores. So arrays at any 16-byte
+boundary stream (NumPy's large arrays start 16 bytes past a page), not only those on a
+cache line."""
 
 
 def mark_nontemporal(llvm_ir: str) -> str:
     """Make the vector stores the code generator marked (an alias scope named
-    "blkc.nontemporal") non-temporal where their alignment covers them.
+    "blkc.nontemporal") non-temporal where they are `NONTEMPORAL_ALIGNMENT`-aligned (or
+    aligned to their whole width, where that is less).
 
     This happens after optimization because the loop vectorizer refuses a loop whose
     scalar stores are non-temporal and less aligned than two elements, and scalar
@@ -79,7 +86,8 @@ def mark_nontemporal(llvm_ir: str) -> str:
 
     def mark(store: re.Match[str]) -> str:
         count, element, align = int(store.group(2)), store.group(3), int(store.group(4))
-        if store.group(6) not in lists or align < count * _BYTES[element]:
+        needed = min(NONTEMPORAL_ALIGNMENT, count * _BYTES[element])
+        if store.group(6) not in lists or align < needed:
             return store.group(0)
         return f"{store.group(1)}, !nontemporal {node}, {store.group(5)}"
 

@@ -1,9 +1,10 @@
 """Non-temporal (streaming) stores: a nest that writes whole cache lines gets a copy whose
-stores bypass the cache, taken when the run is 64-byte aligned and the launch stores more
+stores bypass the cache, taken when the run is 16-byte aligned and the launch stores more
 than `launch.stream_threshold()` bytes. It must compute exactly what the plain copies do,
 keep out-of-bounds accesses skipped and reported, and never assume an alignment it did not
 check."""
 
+import re
 from pathlib import Path
 
 import numpy
@@ -69,6 +70,19 @@ def test_a_large_store_nest_streams_with_aligned_vector_stores_and_a_fence() -> 
     assert "llvm.x86.sse.sfence" in llvm_ir
     assert "movntps" in asm
     assert "movntss" not in asm  # never one scalar non-temporal store per element
+
+
+@needs_x86
+def test_runs_on_any_16_byte_boundary_stream() -> None:
+    """NumPy puts a large array 16 bytes past a page: its runs must stream too, so the
+    streaming copy asks for 16-byte alignment, not a cache line's, and its wide vector
+    stores become 16-byte non-temporal ones."""
+    llvm_ir = example("vector_add").asm["llvm"]
+    masks = re.findall(r"@llvm\.ptrmask\.p0\.i64\(ptr %[.\w]+, i64 (-?\d+)\)", llvm_ir)
+    assert masks and set(masks) == {str(-jit.NONTEMPORAL_ALIGNMENT)}
+    test = rf"= and i64 %[.\w]+, {jit.NONTEMPORAL_ALIGNMENT - 1}$"
+    assert re.search(test, llvm_ir, re.MULTILINE)
+    assert re.search(r"movntps\s+%xmm", example("vector_add").asm["asm"])
 
 
 @needs_x86
@@ -148,11 +162,14 @@ def test_a_malformed_threshold_is_named_at_launch(monkeypatch: pytest.MonkeyPatc
         add[(4,)](x, y, out, n)
 
 
-def test_only_aligned_marked_vector_stores_become_non_temporal() -> None:
+def test_only_16_byte_aligned_marked_vector_stores_become_non_temporal() -> None:
     llvm_ir = "\n".join(
         [
-            "define void @f(ptr %p, <16 x float> %v, float %s) {",
+            "define void @f(ptr %p, <16 x float> %v, <2 x float> %w, float %s) {",
             "  store <16 x float> %v, ptr %p, align 64, !alias.scope !2",
+            "  store <16 x float> %v, ptr %p, align 16, !alias.scope !2",
+            "  store <2 x float> %w, ptr %p, align 8, !alias.scope !2",
+            "  store <16 x float> %v, ptr %p, align 8, !alias.scope !2",
             "  store <16 x float> %v, ptr %p, align 4, !alias.scope !2",
             "  store float %s, ptr %p, align 4, !alias.scope !2",
             "  store <16 x float> %v, ptr %p, align 64",
@@ -164,6 +181,6 @@ def test_only_aligned_marked_vector_stores_become_non_temporal() -> None:
         ]
     )
     marked = jit.mark_nontemporal(llvm_ir).splitlines()
-    assert "!nontemporal !3" in marked[1]
-    assert all("nontemporal" not in line for line in marked[2:5])
+    assert all("!nontemporal !3" in line for line in marked[1:4])
+    assert all("nontemporal" not in line for line in marked[4:8])
     assert marked[-1] == "!3 = !{i32 1}"
