@@ -379,7 +379,7 @@ def analyse(
             result.proven.add(op)
             result.offsets[op] = (param, total)
             result.bounds.extend(_choices(result, conditions))
-            stream = _stream(analysis, op, offsets, param, size_of(op.ptr), conditions)
+            stream = _stream(analysis, op, total, param, size_of(op.ptr), conditions)
             if stream is not None:
                 result.streams.append(stream)
     # A select on the mask of an access proven unmasked (`tl.where(mask, x, 0.0)` beside
@@ -393,28 +393,27 @@ def analyse(
 def _stream(
     analysis: _Analysis,
     op: Operation,
-    offsets: list[SSAValue],
+    offset: Poly,
     param: SSAValue,
     size: int,
     conditions: list[Condition],
 ) -> Stream | None:
-    """`op` as a `Stream`: a store directly in the nest's loop (step 1), at one offset
-    `index + start`, writing whole lines from an aligned start and at least
-    `STREAM_MIN_BYTES`."""
+    """`op` as a `Stream`: a store directly in the nest's loop (step 1), at the offset
+    `index + start` (the sum of its `addptr` offsets: `Y += row * stride` then
+    `Y + cols`, as Triton's tutorials write, is one run), writing whole lines from an
+    aligned start and at least `STREAM_MIN_BYTES`."""
     nest = analysis.nest
     index = nest.body.blocks[0].args[0]
-    found = analysis.poly(offsets[0]) if len(offsets) == 1 else None
     span = loop_range(index)
     if (
         not isinstance(op, blk.StoreOp)
         or op.parent_op() is not nest
         or _constant(nest.step) != 1
-        or found is None
         or span is None
-        or found[0].get((index,)) != 1
+        or offset.get((index,)) != 1
     ):
         return None
-    start = {m: c for m, c in found[0].items() if m != (index,)}
+    start = {m: c for m, c in offset.items() if m != (index,)}
     if any(_inside(f, nest) for m in start for f in m):
         return None  # another index of the nest moves the run
     first, count = span[0], span[1] - span[0] + 1

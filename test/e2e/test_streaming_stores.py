@@ -5,6 +5,7 @@ keep out-of-bounds accesses skipped and reported, and never assume an alignment 
 check."""
 
 import re
+import sys
 from pathlib import Path
 
 import numpy
@@ -83,6 +84,39 @@ def test_runs_on_any_16_byte_boundary_stream() -> None:
     test = rf"= and i64 %[.\w]+, {jit.NONTEMPORAL_ALIGNMENT - 1}$"
     assert re.search(test, llvm_ir, re.MULTILINE)
     assert re.search(r"movntps\s+%xmm", example("vector_add").asm["asm"])
+
+
+@needs_x86
+@pytest.mark.parametrize("cols", [1024, 1000, 2500])
+def test_a_store_through_a_moved_pointer_streams(
+    monkeypatch: pytest.MonkeyPatch, cols: int
+) -> None:
+    """Triton's tutorial layer norm moves its pointers a row on (`Y += row * stride`) and
+    stores `Y + cols` in a loop over column blocks: the sum of the two offsets is one run,
+    which streams (and computes exactly what plain stores do, in full blocks and in the
+    masked last one)."""
+    sys.path.insert(0, str(EXAMPLES))
+    import layernorm
+
+    rows = 24
+    rng = numpy.random.default_rng(cols)
+    x = rng.standard_normal((rows, cols)).astype(numpy.float32)
+    w, b = rng.standard_normal(cols).astype(numpy.float32), numpy.ones(cols, numpy.float32)
+    results = []
+    for stream in ("0", "-1"):
+        monkeypatch.setenv("BLKC_STREAM_BYTES", stream)
+        y = aligned(rows * cols, 16).reshape(rows, cols)
+        mean, rstd = numpy.empty(rows, numpy.float32), numpy.empty(rows, numpy.float32)
+        layernorm.layer_norm(x, w, b, 1e-5, y, mean, rstd)
+        results.append(y.copy())
+    numpy.testing.assert_array_equal(results[0], results[1])
+    expected, _, _ = layernorm.layer_norm_reference(x, w, b, 1e-5)
+    numpy.testing.assert_allclose(results[0], expected, rtol=1e-4, atol=1e-4)
+    kernel = layernorm._layer_norm_fwd_fused.warmup(
+        x, y, w, b, mean, rstd, cols, cols, 1e-5, BLOCK_SIZE=1024, grid=(1,)
+    )
+    assert "!nontemporal" in kernel.asm["llvm"]
+    assert "movntps" in kernel.asm["asm"]
 
 
 @needs_x86
