@@ -87,9 +87,10 @@ def test_runs_on_any_16_byte_boundary_stream() -> None:
 
 
 @needs_x86
+@pytest.mark.parametrize("check", ["1", "0"])
 @pytest.mark.parametrize("cols", [1024, 1000, 2500])
 def test_a_store_through_a_moved_pointer_streams(
-    monkeypatch: pytest.MonkeyPatch, cols: int
+    monkeypatch: pytest.MonkeyPatch, cols: int, check: str
 ) -> None:
     """Triton's tutorial layer norm moves its pointers a row on (`Y += row * stride`) and
     stores `Y + cols` in a loop over column blocks: the sum of the two offsets is one run,
@@ -98,6 +99,7 @@ def test_a_store_through_a_moved_pointer_streams(
     sys.path.insert(0, str(EXAMPLES))
     import layernorm
 
+    monkeypatch.setenv("BLKC_CHECK_BOUNDS", check)
     rows = 24
     rng = numpy.random.default_rng(cols)
     x = rng.standard_normal((rows, cols)).astype(numpy.float32)
