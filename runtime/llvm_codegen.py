@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from blkc.dialects import blk
@@ -510,25 +510,73 @@ class CpuKernelEmitter(FunctionEmitter):
         if proven or nest.chosen:
             fast.append((bounds, proven, set()))
         versions: list[_Version] = [(c, p, u, nest.chosen, {}) for c, p, u in fast]
+        fastest = versions[0] if versions else (None, set(), set(), set(), {})
+        Head = tuple[set[Operation], set[Operation], set[Operation]]
+        heads: list[Head | None] = [None] * len(versions)
+        split = self._mask_split(op, nest, check) if nest.unmasked else None
+        if split is not None:
+            # One copy in two loops takes the place of those without masks and with masks
+            # proven: the iterations before the split (`_mask_split`) without masks and
+            # proven inside their arrays, where the range check passes over them alone (the
+            # weights of a row shorter than the block are read past their end only in the
+            # masked tail), the rest as the checked copy. Where every mask holds, the split
+            # is the end and the tail empty.
+            prefix = self._prefix_check(op, nest, split) if proven else check
+            condition = prefix.holds([*(nest.bounds if proven else []), *nest.choices])
+            versions = [(condition, set(), set(), set(), {})]
+            heads = [(proven, nest.unmasked, nest.chosen)]
         versions.append((None, set(), set(), set(), {}))
-        streaming = self._streaming_version(streams, check, versions[0])
+        heads.append(None)
+        streaming = self._streaming_version(streams, check, fastest)
         if streaming is not None:
             versions.insert(0, streaming)
+            heads.insert(0, None)
         merge = b.function.append_basic_block("nest.end")
         bad_before = self.bad
         self.versioning = False
         self.offsets = nest.offsets
         arms: list[tuple[list[ir.Value], ir.Value, ir.Block]] = []
-        for condition, self.proven, self.unmasked, self.chosen, self.streams in versions:
+        # The split copy's tail runs in the checked copy's loop, entered at the split.
+        entries: list[tuple[ir.Value, list[ir.Value], ir.Value, ir.Block]] = []
+        for version, head in zip(versions, heads, strict=True):
+            condition, self.proven, self.unmasked, self.chosen, self.streams = version
             if condition is not None:
                 taken = b.function.append_basic_block("nest.version")
                 otherwise = b.function.append_basic_block("nest.else")
                 b.cbranch(condition, taken, otherwise)
                 b.position_at_end(taken)
             self.bad = bad_before
-            self.emit_loop(op)
-            arms.append(([self.get(r) for r in op.results], self.bad, b.block))
-            b.branch(merge)
+            if head is not None and split is not None:
+                kept = (self.proven, self.unmasked, self.chosen)
+                self.proven, self.unmasked, self.chosen = head
+                carried = self._emit_segment(op, self.get(op.lb), split, self._inits(op))
+                self.proven, self.unmasked, self.chosen = kept
+                entries.append((split, carried, self.bad, b.block))
+                # the branch to the tail follows once the checked copy's loop exists
+            elif condition is None and entries:
+                entries.append((self.get(op.lb), self._inits(op), self.bad, b.block))
+                tail = b.function.append_basic_block("nest.tail")
+                for _, _, _, end in entries:
+                    b.position_at_end(end)
+                    b.branch(tail)
+                b.position_at_end(tail)
+                start = b.phi(self.get(op.lb).type)
+                inits = [b.phi(llvm_type(v.type)) for v in op.iter_args]
+                bad = b.phi(I1)
+                for first, values, was_bad, end in entries:
+                    start.add_incoming(first, end)
+                    for phi, value in zip(inits, values, strict=True):
+                        phi.add_incoming(value, end)
+                    bad.add_incoming(was_bad, end)
+                self.bad = bad
+                carried = self._emit_segment(op, start, self.get(op.ub), inits)
+                for result, value in zip(op.results, carried, strict=True):
+                    self.values[result] = value
+            else:
+                self.emit_loop(op)
+            if head is None or split is None:
+                arms.append(([self.get(r) for r in op.results], self.bad, b.block))
+                b.branch(merge)
             if condition is not None:
                 b.position_at_end(otherwise)
         self.versioning, self.proven, self.unmasked, self.chosen = True, set(), set(), set()
@@ -542,6 +590,101 @@ class CpuKernelEmitter(FunctionEmitter):
                 self.bad = phi
             else:
                 self.values[result] = phi
+
+    def _mask_split(
+        self, op: scf.ForOp, nest: access_ranges.NestRanges, check: access_ranges.RangeCheck
+    ) -> ir.Value | None:
+        """For a loop whose masks hold on a prefix of its iterations (each condition of
+        `nest.masks` is `index + rest` bounded above, or `index + rest` bounded below at
+        the first index, or free of the index: `cols < n`, `off + cols < n`), the first
+        index where they may stop holding, clamped to the loop's bounds; None for other
+        loops (nested ones, shorter than `LONG_LOOP`, other steps, other conditions). The
+        split copy runs the iterations before it without masks (`emit_for`): a row of 768
+        elements in a block of 1024 then reads and writes its 768 with plain vector
+        accesses, and only the last 256 with masked ones."""
+        index = op.body.blocks[0].args[0]
+        span = access_ranges.loop_range(index)
+        step = op.step.owner
+        count = access_ranges.trip_count(op)
+        if (
+            span is None
+            or count is None
+            or count < LONG_LOOP  # unrolled whole, a short loop's masks cost little
+            or not _innermost(op)
+            or not isinstance(step, arith.ConstantOp)
+            or not isinstance(step.value, IntegerAttr)
+            or step.value.value.data != 1
+        ):
+            return None
+        first, last = span
+        b = self.builder
+        wide = ir.IntType(128)  # no sum of two i64 values overflows it
+        # The selects the mask conditions read as their true operands must be chosen.
+        holds: ir.Value = check.holds(nest.choices)
+        split: ir.Value = ir.Constant(wide, last + 1)
+        for condition in nest.masks:
+            coefficient = condition.poly.get((index,), 0)
+            if condition.param is not None or coefficient not in (0, 1):
+                return None
+            if any(index in m for m in condition.poly if m != (index,)):
+                return None
+            if coefficient == 0:
+                holds = b.and_(holds, check.holds([condition]))
+                continue
+            rest, overflow = check.value({m: c for m, c in condition.poly.items() if m != (index,)})
+            holds = b.and_(holds, b.not_(overflow))
+            rest = b.sext(rest, wide)
+            if condition.low is not None:  # at the first index, and so at every later one
+                at_first = b.add(rest, ir.Constant(wide, first))
+                holds = b.and_(
+                    holds, b.icmp_signed(">=", at_first, ir.Constant(wide, condition.low))
+                )
+            if condition.high is not None:  # index <= high - rest
+                end = b.sub(ir.Constant(wide, condition.high + 1), rest)
+                split = b.select(b.icmp_signed("<", end, split), end, split)
+        low = ir.Constant(wide, first)
+        split = b.select(b.icmp_signed("<", split, low), low, split)
+        split = b.select(holds, split, low)
+        return b.trunc(split, self.get(op.lb).type)
+
+    def _prefix_check(
+        self, op: scf.ForOp, nest: access_ranges.NestRanges, split: ir.Value
+    ) -> access_ranges.RangeCheck:
+        """A range check of `nest`'s conditions over its iterations before `split` only."""
+        index = op.body.blocks[0].args[0]
+        span = access_ranges.loop_range(index)
+        assert span is not None
+        b = self.builder
+        check = access_ranges.RangeCheck(b, nest, {index}, self.get, self._element_count)
+        wide = split if split.type == I64 else b.sext(split, I64)
+        check.ranges[index] = (span[0], b.sub(wide, ir.Constant(I64, 1)))
+        return check
+
+    def _inits(self, op: scf.ForOp) -> list[ir.Value]:
+        return [self.get(v) for v in op.iter_args]
+
+    def _emit_segment(
+        self, op: scf.ForOp, start: ir.Value, end: ir.Value, inits: Sequence[ir.Value]
+    ) -> list[ir.Value]:
+        """Loop `op` over [start, end) only, from the carried values `inits`; returns the
+        carried values after it (the split copy's prefix, and the checked copy's loop
+        that its tail enters)."""
+        block = op.body.blocks[0]
+
+        def iteration(iv: ir.Value, carried: Sequence[ir.Value]) -> list[ir.Value]:
+            self.values[block.args[0]] = iv
+            for arg, phi in zip(block.args[1:], carried, strict=True):
+                self.values[arg] = phi
+            self.emit_ops(block)
+            yield_op = block.last_op
+            assert isinstance(yield_op, scf.YieldOp)
+            return [self.get(v) for v in yield_op.operands]
+
+        carried, back = self.counted_loop(start, end, self.get(op.step), inits, iteration)
+        metadata = self.loop_metadata(op)
+        if metadata is not None:
+            back.set_metadata("llvm.loop", metadata)
+        return list(carried)
 
     def _streaming_version(
         self,

@@ -12,6 +12,7 @@ import numpy
 import pytest
 
 import blkc
+import blkc.language as tl
 from blkc.runtime import jit, launch
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -119,6 +120,25 @@ def test_a_store_through_a_moved_pointer_streams(
     )
     assert "!nontemporal" in kernel.asm["llvm"]
     assert "movntps" in kernel.asm["asm"]
+
+
+@blkc.jit
+def plain_copy(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + o, tl.load(x_ptr + o))
+
+
+@needs_x86
+def test_an_unmasked_store_streams_without_bounds_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No mask and no bounds checks: the streaming copy is the nest's only fast one."""
+    monkeypatch.setenv("BLKC_CHECK_BOUNDS", "0")
+    monkeypatch.setenv("BLKC_STREAM_BYTES", "0")
+    x = numpy.arange(4096, dtype=numpy.float32)
+    out = numpy.zeros_like(x)
+    plain_copy[(4,)](x, out, BLOCK=1024)
+    numpy.testing.assert_array_equal(out, x)
+    compiled = plain_copy.warmup(x, out, BLOCK=1024, grid=(4,))
+    assert "!nontemporal" in compiled.asm["llvm"]
 
 
 @needs_x86

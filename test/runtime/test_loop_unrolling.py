@@ -52,8 +52,11 @@ def test_not_unrolling_keeps_the_code_small() -> None:
     out = numpy.empty_like(x)
     compiled = softmax.warmup(out, x, 1000, 1000, BLOCK=1024, grid=(8,))
     # Unrolled after vectorizing, a row softmax's loops made 2,166 lines of assembly (with
-    # their copies for masks and bounds); not unrolled, about 1,060.
-    assert len(compiled.asm["asm"].splitlines()) < 1300
+    # their copies for masks and bounds); not unrolled, about 1,060; with the loops of 1000
+    # columns of 1024 split where their masks stop holding (a prefix without masks, then
+    # the checked loop from the split: run-time bounds, so LLVM adds remainder loops),
+    # about 1,800.
+    assert len(compiled.asm["asm"].splitlines()) < 2000
     softmax[(8,)](out, x, 1000, 1000, BLOCK=1024)
     e = numpy.exp(x - x.max(axis=1, keepdims=True))
     numpy.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
