@@ -549,7 +549,7 @@ class CpuKernelEmitter(FunctionEmitter):
             if head is not None and split is not None:
                 kept = (self.proven, self.unmasked, self.chosen)
                 self.proven, self.unmasked, self.chosen = head
-                carried = self._emit_segment(op, self.get(op.lb), split, self._inits(op))
+                carried = self.emit_loop_range(op, self.get(op.lb), split, self._inits(op))
                 self.proven, self.unmasked, self.chosen = kept
                 entries.append((split, carried, self.bad, b.block))
                 # the branch to the tail follows once the checked copy's loop exists
@@ -569,7 +569,7 @@ class CpuKernelEmitter(FunctionEmitter):
                         phi.add_incoming(value, end)
                     bad.add_incoming(was_bad, end)
                 self.bad = bad
-                carried = self._emit_segment(op, start, self.get(op.ub), inits)
+                carried = self.emit_loop_range(op, start, self.get(op.ub), inits)
                 for result, value in zip(op.results, carried, strict=True):
                     self.values[result] = value
             else:
@@ -662,29 +662,6 @@ class CpuKernelEmitter(FunctionEmitter):
 
     def _inits(self, op: scf.ForOp) -> list[ir.Value]:
         return [self.get(v) for v in op.iter_args]
-
-    def _emit_segment(
-        self, op: scf.ForOp, start: ir.Value, end: ir.Value, inits: Sequence[ir.Value]
-    ) -> list[ir.Value]:
-        """Loop `op` over [start, end) only, from the carried values `inits`; returns the
-        carried values after it (the split copy's prefix, and the checked copy's loop
-        that its tail enters)."""
-        block = op.body.blocks[0]
-
-        def iteration(iv: ir.Value, carried: Sequence[ir.Value]) -> list[ir.Value]:
-            self.values[block.args[0]] = iv
-            for arg, phi in zip(block.args[1:], carried, strict=True):
-                self.values[arg] = phi
-            self.emit_ops(block)
-            yield_op = block.last_op
-            assert isinstance(yield_op, scf.YieldOp)
-            return [self.get(v) for v in yield_op.operands]
-
-        carried, back = self.counted_loop(start, end, self.get(op.step), inits, iteration)
-        metadata = self.loop_metadata(op)
-        if metadata is not None:
-            back.set_metadata("llvm.loop", metadata)
-        return list(carried)
 
     def _streaming_version(
         self,

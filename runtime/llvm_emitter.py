@@ -209,6 +209,16 @@ class FunctionEmitter:
         self.values[op.results[0]] = value
 
     def emit_loop(self, op: scf.ForOp) -> None:
+        inits = [self.get(v) for v in op.iter_args]
+        carried = self.emit_loop_range(op, self.get(op.lb), self.get(op.ub), inits)
+        for result, phi in zip(op.results, carried, strict=True):
+            self.values[result] = phi
+
+    def emit_loop_range(
+        self, op: scf.ForOp, start: ir.Value, end: ir.Value, inits: Sequence[ir.Value]
+    ) -> list[ir.Value]:
+        """Loop `op`'s body over [start, end) by its step, from the carried values `inits`;
+        returns the carried values after it (a target may run one loop in several ranges)."""
         block = op.body.blocks[0]
 
         def iteration(iv: ir.Value, carried: Sequence[ir.Value]) -> list[ir.Value]:
@@ -220,14 +230,11 @@ class FunctionEmitter:
             assert isinstance(yield_op, scf.YieldOp)
             return [self.get(v) for v in yield_op.operands]
 
-        inits = [self.get(v) for v in op.iter_args]
-        bounds = (self.get(op.lb), self.get(op.ub), self.get(op.step))
-        carried, back = self.counted_loop(*bounds, inits, iteration)
+        carried, back = self.counted_loop(start, end, self.get(op.step), inits, iteration)
         metadata = self.loop_metadata(op)
         if metadata is not None:
             back.set_metadata("llvm.loop", metadata)
-        for result, phi in zip(op.results, carried, strict=True):
-            self.values[result] = phi
+        return list(carried)
 
     def counted_loop(
         self,
