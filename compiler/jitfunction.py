@@ -46,7 +46,7 @@ from blkc.runtime.grid import (
     Launchable,
     check_num_cpu_threads,
     for_user,
-    normalize_grid,
+    grid_sizes,
     user_entry,
 )
 
@@ -492,6 +492,13 @@ class JITFunction(KeptLaunchers, _Launchable):
     def _launcher(self, grid: Grid) -> _GridLaunch:
         return _GridLaunch(self, grid)
 
+    def __getitem__(self, grid: Grid) -> Any:
+        if callable(grid):  # a Triton wrapper's fresh grid lambda: built with no call
+            launcher = _new_launch(_GridLaunch)
+            launcher.fn, launcher.grid, launcher.sizes = self, grid, None
+            return launcher
+        return KeptLaunchers.__getitem__(self, grid)
+
     def _note_launch(
         self,
         kernel: Any,
@@ -520,7 +527,8 @@ class JITFunction(KeptLaunchers, _Launchable):
             for e in same
         ):
             return  # its stub left this launch to Python (a large grid, say)
-        entry = _FastEntry.build(self, kernel, plan, kwargs, num_cpu_threads)
+        meta = self._meta(args, kwargs)
+        entry = _FastEntry.build(self, kernel, plan, kwargs, meta, num_cpu_threads)
         if entry is not None:
             others = [e for e in self._fast if all(e is not s for s in same)]
             self._fast = [entry, *others[:3]]
@@ -646,29 +654,39 @@ _SIMPLE_KEYWORDS = (int, float, str, bool, type(None))
 _LAUNCH_OPTIONS = ("policy", "target", "num_warps", "arch", "num_cpu_threads")
 
 
-_GUARD = "_blkc_accepts"
+_LAUNCH = "_blkc_launch"
 
 
-def _guard(
+def _launch_function(
     fn: JITFunction,
+    stub: Any,
+    positional: int,
     kwargs: dict[str, Any],
+    meta: dict[str, Any],
     environment: tuple[Any, ...],
     captures: Captures,
-) -> Callable[[dict[str, Any]], bool]:
-    """Whether a launch's keywords (and the process's state) are those a stub was built
-    for: the keywords by name, value and type, the default policy, the environment
-    variables of `_environment`, and the kernel's captures, still fresh. A function written
-    for the one stub, so that a launch pays a few comparisons, not loops over generic data
-    (about 0.4 us where the loops took 1.1)."""
+) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
+    """A stub's launch: ``launch(sizes, grid, args, kwargs)`` runs the stub (returning what
+    it returns) where the launch is one the stub was built for, else returns False, as the
+    stub does for a launch it leaves to Python. It checks the launch's keywords by name,
+    value and type and its count of positional arguments (`positional`), the default
+    policy, the environment variables of `_environment`, and the kernel's captures, still
+    fresh; then, given a grid function (`sizes` None), calls it with the arguments by name
+    (`meta`, the names a launch's binding gives, in its order) and checks its sizes. A
+    function written for the one stub, so that a launch pays a few comparisons and no
+    calls but the grid function's and the stub's: from cold caches each call costs a few
+    cache lines (about 0.4 us where loops over generic data took 1.1)."""
     namespace: dict[str, Any] = {
         "fn": fn,
+        "call": stub.call,
         "captures": captures,
         "policy_setting": policy_setting,
         "environ": os.environ,
         "MISSING": _MISSING,
         "policy": environment[0],
+        "grid_sizes": grid_sizes,
     }
-    tests = [f"len(kwargs) == {len(kwargs)}"]
+    tests = [f"len(kwargs) == {len(kwargs)}", f"len(args) == {positional}"]
     for i, (name, value) in enumerate(kwargs.items()):
         namespace[f"v{i}"], namespace[f"t{i}"] = value, type(value)
         tests.append(f"type(kwargs.get({name!r}, MISSING)) is t{i}")
@@ -684,10 +702,32 @@ def _guard(
         namespace["environment"], namespace["current"] = environment, _environment
         tests.append("current() == environment")
     tests += ["fn._captures is captures", *captures.fresh_terms(namespace, "c_")]
-    lines = [f"def {_GUARD}(kwargs):", *(f"    {b}" for b in body)]
-    lines.append("    return (" + "\n        and ".join(tests) + ")")
+    names = fn.arg_names[:positional]
+    items = []
+    for j, name in enumerate(meta):
+        if name in names:
+            items.append(f"{name!r}: args[{names.index(name)}]")
+        elif name in kwargs:
+            items.append(f"{name!r}: kwargs[{name!r}]")
+        else:  # a default: the same object at every launch
+            namespace[f"d{j}"] = meta[name]
+            items.append(f"{name!r}: d{j}")
+    lines = [
+        f"def {_LAUNCH}(sizes, grid, args, kwargs):",
+        *(f"    {b}" for b in body),
+        "    if not (" + "\n        and ".join(tests) + "):",
+        "        return False",
+        "    if sizes is None:",
+        "        sizes = grid({" + ", ".join(items) + "})",
+        "        if type(sizes) is tuple and len(sizes) == 1:",
+        "            g = sizes[0]",
+        "            if type(g) is int and 0 <= g < 2147483648:",
+        "                return call(g, 1, 1, *args)",
+        "        sizes = grid_sizes(sizes, function=True)",
+        "    return call(*sizes, *args)",
+    ]
     exec("\n".join(lines) + "\n", namespace)  # noqa: S102
-    return namespace[_GUARD]  # type: ignore[no-any-return]
+    return namespace.pop(_LAUNCH)  # type: ignore[no-any-return]
 
 
 _MISSING = object()
@@ -721,8 +761,9 @@ class _FastEntry:
 
     plan: list[Any]
     """What the stub accepts for each positional argument (`fast_launch.Arg`)."""
-    accepts: Callable[[dict[str, Any]], bool]
-    """Whether a launch with these keywords may take the stub (`_guard`)."""
+    launch: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+    """``launch(sizes, grid, args, kwargs)``: the stub's launch where it takes these
+    arguments, else False (`_launch_function`)."""
 
     @classmethod
     def build(
@@ -731,8 +772,11 @@ class _FastEntry:
         kernel: Any,
         plan: list[Any],
         kwargs: dict[str, Any],
+        meta: dict[str, Any],
         num_cpu_threads: int | None,
     ) -> _FastEntry | None:
+        """The stub of `kernel` for launches like one with `len(plan)` positional arguments,
+        keywords `kwargs` and arguments by name `meta` (what a grid function gets)."""
         from blkc.backends.cpu import launch_stub
         from blkc.language import core as tl
 
@@ -746,8 +790,9 @@ class _FastEntry:
         if stub is None:
             return None
         environment = _environment()
-        accepts = _guard(fn, dict(kwargs), environment, fn._captures)
-        return cls(kernel, stub, dict(kwargs), environment, fn._captures, plan, accepts)
+        kwargs = dict(kwargs)
+        launch = _launch_function(fn, stub, len(plan), kwargs, meta, environment, fn._captures)
+        return cls(kernel, stub, kwargs, environment, fn._captures, plan, launch)
 
     def raise_errors(self, outcome: object) -> None:
         """Raise what the stub's launch recorded (`outcome`, what the stub returned), as a
@@ -755,6 +800,9 @@ class _FastEntry:
         from blkc.backends.cpu import raise_stub_errors
 
         raise_stub_errors(self.kernel, outcome)
+
+
+_new_launch = object.__new__
 
 
 class _GridLaunch(GridLauncher):
@@ -771,24 +819,20 @@ class _GridLaunch(GridLauncher):
             super().__init__(grid)
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
-        # The stubs' launch inline: every launch of a Triton-style wrapper runs this, and
-        # each Python call it makes costs most from cold caches.
+        # Every launch of a Triton-style wrapper runs this, and from cold caches each Python
+        # call costs a few cache lines (a tenth of a microsecond each): a stub's launch
+        # function checks the launch and calls the grid function and the stub itself.
         fn = self.fn
         try:
             fast = fn._fast
-            if fast:
-                sizes = self.sizes
-                if sizes is None and callable(self.grid):
-                    sizes = normalize_grid(self.grid, fn._meta(args, kwargs))
-                if sizes is not None:
-                    for entry in fast:
-                        if entry.accepts(kwargs):
-                            ran = entry.stub.call(*sizes, *args)
-                            if ran is None:
-                                return
-                            if ran:
-                                entry.raise_errors(ran)
-                                return
+            if fast and (self.sizes is not None or callable(self.grid)):
+                for entry in fast:
+                    ran = entry.launch(self.sizes, self.grid, args, kwargs)
+                    if ran is None:
+                        return
+                    if ran:
+                        entry.raise_errors(ran)
+                        return
             fn._run_noted(self.grid, args, kwargs)
         except Exception as err:
             if for_user(err):

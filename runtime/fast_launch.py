@@ -177,13 +177,15 @@ class _MethodDef(ctypes.Structure):
 
 def _builtin(address: int, name: str, keep: list[Any]) -> Any:
     """A builtin function object whose C implementation is at `address`
-    (``PyObject *f(PyObject *self, PyObject *const *args, Py_ssize_t nargs)``)."""
+    (``PyObject *f(PyObject *self, PyObject *const *args, Py_ssize_t nargs)``). Its `self`
+    is `keep`, which holds the method definition it points to (and whatever else the code
+    needs alive: its object code): the function keeps them alive as long as it lives."""
     definition = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
     keep.append(definition)
     new = ctypes.pythonapi.PyCFunction_NewEx
     new.restype = ctypes.py_object
     new.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.py_object]
-    return new(ctypes.byref(definition), None, None)
+    return new(ctypes.byref(definition), keep, None)
 
 
 def _c_api(name: str) -> int:

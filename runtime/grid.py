@@ -157,9 +157,14 @@ def check_num_cpu_threads(value: object) -> int:
 def normalize_grid(grid: Grid, meta: dict[str, Any]) -> tuple[int, int, int]:
     """`grid` (or what the grid function `grid` gives for `meta`) as three sizes; a
     TypeError or ValueError for anything that cannot be a grid."""
-    function = callable(grid)
-    if function:
-        grid = grid(meta)
+    if callable(grid):
+        return grid_sizes(grid(meta), function=True)
+    return grid_sizes(grid, function=False)
+
+
+def grid_sizes(grid: Any, function: bool) -> tuple[int, int, int]:
+    """`grid` (where `function`, what a grid function returned) as three sizes; a TypeError
+    or ValueError for anything that cannot be a grid."""
     if type(grid) is tuple and len(grid) == 1:  # the commonest case, checked quickest
         (g,) = grid
         if type(g) is int and 0 <= g < 2**31:
@@ -231,6 +236,7 @@ __all__ = [
     "user_entry",
     "check_num_cpu_threads",
     "normalize_grid",
+    "grid_sizes",
     "GridLauncher",
     "KeptLaunchers",
 ]

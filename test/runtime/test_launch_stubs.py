@@ -4,7 +4,11 @@ specialization, a bad argument, a large grid) goes through Python as before."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy
@@ -377,3 +381,39 @@ def test_a_grid_function_s_bad_result_is_an_error_with_stubs_built(grid, error, 
     assert kernel._fast  # the launches above built a stub
     with pytest.raises(error, match=message):
         kernel[grid](x, x, out, 1.0, 64, BLOCK=32)
+
+
+def test_a_stub_function_keeps_its_code_alive(tmp_path: Path) -> None:
+    """A stub's builtin function may outlive the stub it came from (a launch function
+    holds it): it keeps its method definition and object code alive itself. Run in a
+    process of its own: where it did not, the call read freed memory and crashed."""
+    script = textwrap.dedent(
+        """
+        import gc, numpy, blkc
+        import blkc.language as tl
+
+        @blkc.jit
+        def axpy(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+            o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            m = o < n
+            x = tl.load(x_ptr + o, mask=m)
+            tl.store(out_ptr + o, a * x + tl.load(y_ptr + o, mask=m), mask=m)
+
+        x, y = numpy.arange(64, dtype=numpy.float32), numpy.ones(64, numpy.float32)
+        out = numpy.zeros(64, numpy.float32)
+        for _ in range(3):
+            axpy[(2,)](x, y, out, 2.0, 64, BLOCK=32)
+        call = axpy._fast[0].stub.call
+        axpy._fast = []
+        gc.collect()
+        junk = [10**30 + i for i in range(200000)]  # reuses what was freed
+        out[:] = 0
+        print(call(2, 1, 1, x, y, out, 2.0, 64), (out == 2 * x + y).all())
+        """
+    )
+    (tmp_path / "outlive.py").write_text(script)
+    done = subprocess.run(
+        [sys.executable, str(tmp_path / "outlive.py")], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["None", "True"]
