@@ -417,3 +417,38 @@ def test_a_stub_function_keeps_its_code_alive(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["None", "True"]
+
+
+@blkc.jit
+def scaled(x_ptr, out_ptr, n, BLOCK: tl.constexpr, SCALE: tl.constexpr = 2):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * SCALE, mask=mask)
+
+
+def test_grid_functions_get_the_same_arguments_through_stubs(
+    python_launches: list[int],
+) -> None:
+    """The launch function a stub runs builds the grid function's arguments itself: the
+    same names, in the parameters' order, with the launch's own objects and the defaults."""
+    kernel = fresh(scaled)
+    x = numpy.arange(40, dtype=numpy.float32)
+    seen: list[dict[str, object]] = []
+
+    def grid(meta: dict[str, object]) -> tuple[int]:
+        assert meta["x_ptr"] is x and meta["out_ptr"] is out
+        seen.append({k: v for k, v in meta.items() if k not in ("x_ptr", "out_ptr")})
+        assert list(meta) == ["x_ptr", "out_ptr", *seen[-1]]
+        return (blkc.cdiv(40, meta["BLOCK"]),)  # type: ignore[operator]
+
+    for _ in range(4):  # through Python twice, then through the stub
+        out = numpy.zeros(40, numpy.float32)
+        kernel[grid](x, out, 40, BLOCK=8)
+        assert out.tolist() == (2 * x).tolist()
+    for _ in range(4):  # an ignored Triton option and a launch option: not arguments
+        out = numpy.zeros(40, numpy.float32)
+        kernel[grid](x, out, 40, BLOCK=16, SCALE=3, num_stages=3, num_cpu_threads=1)
+        assert out.tolist() == (3 * x).tolist()
+    assert python_launches[0] == 4
+    first, second = {"n": 40, "BLOCK": 8, "SCALE": 2}, {"n": 40, "BLOCK": 16, "SCALE": 3}
+    assert seen == [first] * 4 + [second] * 4
