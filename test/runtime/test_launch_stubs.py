@@ -420,7 +420,7 @@ def test_a_stub_function_keeps_its_code_alive(tmp_path: Path) -> None:
 
 
 @blkc.jit
-def scaled(x_ptr, out_ptr, n, BLOCK: tl.constexpr, SCALE: tl.constexpr = 2):
+def times_scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr, SCALE: tl.constexpr = 2):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * SCALE, mask=mask)
@@ -431,7 +431,7 @@ def test_grid_functions_get_the_same_arguments_through_stubs(
 ) -> None:
     """The launch function a stub runs builds the grid function's arguments itself: the
     same names, in the parameters' order, with the launch's own objects and the defaults."""
-    kernel = fresh(scaled)
+    kernel = fresh(times_scale)
     x = numpy.arange(40, dtype=numpy.float32)
     seen: list[dict[str, object]] = []
 
