@@ -37,7 +37,7 @@ import numpy
 
 from blkc import autotuning
 from blkc.frontend.captures import Captures, capture, key_of
-from blkc.promotion import policy_setting
+from blkc.promotion import policy_setting, policy_setting_cell
 from blkc.runtime.grid import (
     ENTRY_CODES,
     Grid,
@@ -680,8 +680,7 @@ def _launch_function(
         "fn": fn,
         "call": stub.call,
         "captures": captures,
-        "policy_setting": policy_setting,
-        "environ": os.environ,
+        "setting": policy_setting_cell(),
         "MISSING": _MISSING,
         "policy": environment[0],
         "grid_sizes": grid_sizes,
@@ -691,14 +690,14 @@ def _launch_function(
         namespace[f"v{i}"], namespace[f"t{i}"] = value, type(value)
         tests.append(f"type(kwargs.get({name!r}, MISSING)) is t{i}")
         tests.append(f"(kwargs[{name!r}] is v{i} or kwargs[{name!r}] == v{i})")  # as dicts compare
-    tests.append("policy_setting() == policy")
-    if getattr(os.environ, "_data", None) is not None:
-        body = ["get = environ._data.get"]
+    tests.append("setting[0] == policy")
+    data = getattr(os.environ, "_data", None)
+    if data is not None:  # os.environ's own dict, which its changes change
+        namespace["get"] = data.get
         for i, (key, value) in enumerate(zip(_ENVIRONMENT_KEYS, environment[1:], strict=True)):
             namespace[f"k{i}"], namespace[f"e{i}"] = key, value
             tests.append(f"get(k{i}) is None" if value is None else f"get(k{i}) == e{i}")
     else:  # not CPython's os.environ
-        body = []
         namespace["environment"], namespace["current"] = environment, _environment
         tests.append("current() == environment")
     tests += ["fn._captures is captures", *captures.fresh_terms(namespace, "c_")]
@@ -714,7 +713,6 @@ def _launch_function(
             items.append(f"{name!r}: d{j}")
     lines = [
         f"def {_LAUNCH}(sizes, grid, args, kwargs):",
-        *(f"    {b}" for b in body),
         "    if not (" + "\n        and ".join(tests) + "):",
         "        return False",
         "    if sizes is None:",

@@ -51,28 +51,34 @@ POLICIES: dict[str, str] = {
 
 _instances: dict[str, Policy] = {}
 
-_default: str | None = None
-"""The process-wide policy `set_default_policy` chose (None: `$BLKC_POLICY`, else triton)."""
+_setting: list[str | None] = [None]
+"""The process-wide policy `set_default_policy` chose (None: `$BLKC_POLICY`, else triton),
+as the one element of a list that `policy_setting_cell` hands out."""
 
 
 def set_default_policy(name: str | None) -> None:
     """Choose the policy of every kernel, launch and module that names none (``None``
     goes back to ``$BLKC_POLICY``, else ``triton``). Compiled kernels key on the policy
     they were compiled under, so a change takes effect at the next launch."""
-    global _default
-    _default = None if name is None else canonical_name(name)
+    _setting[0] = None if name is None else canonical_name(name)
 
 
 def policy_setting() -> str | None:
     """What `set_default_policy` set (None: nothing), without reading the environment."""
-    return _default
+    return _setting[0]
+
+
+def policy_setting_cell() -> list[str | None]:
+    """The one-element list whose element is `policy_setting()`, always the same list: a
+    launch stub's guard reads ``cell[0]``, cheaper from cold caches than a call."""
+    return _setting
 
 
 def default_policy() -> str:
     """The policy used where none is named: `set_default_policy`'s choice, else the
     environment variable ``BLKC_POLICY``, else ``triton``."""
-    if _default is not None:
-        return _default
+    if _setting[0] is not None:
+        return _setting[0]
     configured = os.environ.get("BLKC_POLICY")
     if not configured:
         return "triton"
