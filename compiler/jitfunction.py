@@ -40,6 +40,7 @@ from blkc.frontend.captures import Captures, capture, key_of
 from blkc.promotion import policy_setting, policy_setting_cell
 from blkc.runtime.grid import (
     ENTRY_CODES,
+    ENTRY_FILES,
     Grid,
     GridLauncher,
     KeptLaunchers,
@@ -200,6 +201,9 @@ class JITFunction(KeptLaunchers, _Launchable):
         """What the kernel reads from outside, as of its variants' compiles."""
         self._fast: list[_FastEntry] = []
         """Launch stubs of recently launched variants (`_GridLaunch.__call__`), newest first."""
+        self._launch_type: type[_GridLaunch] = _GridLaunch
+        """The class of ``self[grid_function]``: with stubs, one whose ``__call__`` has their
+        launches inline (`_grid_launch_type`)."""
         self._launched: tuple[Any, ...] | None = None
         """The variant and keywords of the last launch through Python."""
         self._grids: dict[Any, _GridLaunch] = {}
@@ -252,6 +256,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         self._variants.clear()
         self._captures = None
         self._fast = []
+        self._launch_type = _GridLaunch
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
@@ -494,7 +499,7 @@ class JITFunction(KeptLaunchers, _Launchable):
 
     def __getitem__(self, grid: Grid) -> Any:
         if callable(grid):  # a Triton wrapper's fresh grid lambda: built with no call
-            launcher = _new_launch(_GridLaunch)
+            launcher = _new_launch(self._launch_type)
             launcher.fn, launcher.grid, launcher.sizes = self, grid, None
             return launcher
         return KeptLaunchers.__getitem__(self, grid)
@@ -532,6 +537,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         if entry is not None:
             others = [e for e in self._fast if all(e is not s for s in same)]
             self._fast = [entry, *others[:3]]
+            self._launch_type = _grid_launch_type(self, self._fast)
 
     def _fast_args(
         self, kernel: Any, args: Sequence[Any], arguments: dict[str, Any]
@@ -655,77 +661,141 @@ _LAUNCH_OPTIONS = ("policy", "target", "num_warps", "arch", "num_cpu_threads")
 
 
 _LAUNCH = "_blkc_launch"
+_LAUNCH_FILE = "<blkc launch>"
+"""The file name of the launch code generated for stubs (`_launch_function`,
+`_grid_launch_type`), whose frames a user error's traceback leaves out."""
 
 
-def _launch_function(
-    fn: JITFunction,
-    stub: Any,
-    positional: int,
-    kwargs: dict[str, Any],
-    meta: dict[str, Any],
-    environment: tuple[Any, ...],
-    captures: Captures,
-) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
-    """A stub's launch: ``launch(sizes, grid, args, kwargs)`` runs the stub (returning what
-    it returns) where the launch is one the stub was built for, else returns False, as the
-    stub does for a launch it leaves to Python. It checks the launch's keywords by name,
-    value and type and its count of positional arguments (`positional`), the default
-    policy, the environment variables of `_environment`, and the kernel's captures, still
-    fresh; then, given a grid function (`sizes` None), calls it with the arguments by name
-    (`meta`, the names a launch's binding gives, in its order) and checks its sizes. A
-    function written for the one stub, so that a launch pays a few comparisons and no
-    calls but the grid function's and the stub's: from cold caches each call costs a few
-    cache lines (about 0.4 us where loops over generic data took 1.1)."""
-    namespace: dict[str, Any] = {
-        "fn": fn,
-        "call": stub.call,
-        "captures": captures,
-        "setting": policy_setting_cell(),
-        "MISSING": _MISSING,
-        "policy": environment[0],
-        "grid_sizes": grid_sizes,
-    }
-    tests = [f"len(kwargs) == {len(kwargs)}", f"len(args) == {positional}"]
+def _guard_terms(
+    fn: JITFunction, entry: _FastEntry, prefix: str, namespace: dict[str, Any]
+) -> tuple[list[str], str]:
+    """What a launch must satisfy to take `entry`'s stub, as Python expressions to join
+    with `and` (over `args` and `kwargs`), and the dict a grid function gets, as an
+    expression; the values they name go into `namespace`, their names starting with
+    `prefix`. The tests: the launch's keywords by name, value and type, its count of
+    positional arguments, the default policy, the environment variables of `_environment`,
+    and the kernel's captures, still fresh."""
+    namespace.update(
+        {
+            f"{prefix}fn": fn,
+            f"{prefix}captures": entry.captures,
+            f"{prefix}policy": entry.environment[0],
+            "setting": policy_setting_cell(),
+            "MISSING": _MISSING,
+        }
+    )
+    kwargs = entry.kwargs
+    tests = [f"len(kwargs) == {len(kwargs)}", f"len(args) == {len(entry.plan)}"]
     for i, (name, value) in enumerate(kwargs.items()):
-        namespace[f"v{i}"], namespace[f"t{i}"] = value, type(value)
-        tests.append(f"type(kwargs.get({name!r}, MISSING)) is t{i}")
-        tests.append(f"(kwargs[{name!r}] is v{i} or kwargs[{name!r}] == v{i})")  # as dicts compare
-    tests.append("setting[0] == policy")
+        namespace[f"{prefix}v{i}"], namespace[f"{prefix}t{i}"] = value, type(value)
+        tests.append(f"type(kwargs.get({name!r}, MISSING)) is {prefix}t{i}")
+        # compared as dicts compare their values
+        tests.append(f"(kwargs[{name!r}] is {prefix}v{i} or kwargs[{name!r}] == {prefix}v{i})")
+    tests.append(f"setting[0] == {prefix}policy")
     data = getattr(os.environ, "_data", None)
     if data is not None:  # os.environ's own dict, which its changes change
         namespace["get"] = data.get
-        for i, (key, value) in enumerate(zip(_ENVIRONMENT_KEYS, environment[1:], strict=True)):
-            namespace[f"k{i}"], namespace[f"e{i}"] = key, value
-            tests.append(f"get(k{i}) is None" if value is None else f"get(k{i}) == e{i}")
+        keyed = zip(_ENVIRONMENT_KEYS, entry.environment[1:], strict=True)
+        for i, (key, value) in enumerate(keyed):
+            namespace[f"{prefix}k{i}"], namespace[f"{prefix}e{i}"] = key, value
+            tests.append(
+                f"get({prefix}k{i}) is None"
+                if value is None
+                else f"get({prefix}k{i}) == {prefix}e{i}"
+            )
     else:  # not CPython's os.environ
-        namespace["environment"], namespace["current"] = environment, _environment
-        tests.append("current() == environment")
-    tests += ["fn._captures is captures", *captures.fresh_terms(namespace, "c_")]
-    names = fn.arg_names[:positional]
+        namespace[f"{prefix}environment"] = entry.environment
+        namespace["current"] = _environment
+        tests.append(f"current() == {prefix}environment")
+    tests.append(f"{prefix}fn._captures is {prefix}captures")
+    tests += entry.captures.fresh_terms(namespace, f"{prefix}c_")
     items = []
-    for j, name in enumerate(meta):
-        if name in names:
-            items.append(f"{name!r}: args[{names.index(name)}]")
-        elif name in kwargs:
+    for j, (name, (kind, where)) in enumerate(entry.meta):
+        if kind == "arg":
+            items.append(f"{name!r}: args[{where}]")
+        elif kind == "keyword":
             items.append(f"{name!r}: kwargs[{name!r}]")
         else:  # a default: the same object at every launch
-            namespace[f"d{j}"] = meta[name]
-            items.append(f"{name!r}: d{j}")
+            namespace[f"{prefix}d{j}"] = where
+            items.append(f"{name!r}: {prefix}d{j}")
+    return tests, "{" + ", ".join(items) + "}"
+
+
+def _sized_call(call: str, indent: str) -> list[str]:
+    """Lines that run `call` (a stub) over the grid `sizes` (a grid function's result),
+    into `ran`: a one-axis result checked inline, others by `grid_sizes`."""
+    return [
+        f"{indent}if (type(sizes) is tuple and len(sizes) == 1 and type(sizes[0]) is int",
+        f"{indent}        and 0 <= sizes[0] < 2147483648):",
+        f"{indent}    ran = {call}(sizes[0], 1, 1, *args)",
+        f"{indent}else:",
+        f"{indent}    ran = {call}(*grid_sizes(sizes, function=True), *args)",
+    ]
+
+
+def _compiled(lines: list[str], namespace: dict[str, Any], name: str) -> Any:
+    namespace["grid_sizes"] = grid_sizes
+    exec(compile("\n".join(lines) + "\n", _LAUNCH_FILE, "exec"), namespace)  # noqa: S102
+    return namespace.pop(name)
+
+
+def _launch_function(
+    fn: JITFunction, entry: _FastEntry
+) -> Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]:
+    """`entry`'s launch: ``launch(sizes, grid, args, kwargs)`` runs its stub (returning
+    what the stub returns) where the launch is one the stub was built for
+    (`_guard_terms`), else returns False, as the stub does for a launch it leaves to
+    Python. Given a grid function (`sizes` None), it calls it with the arguments by name
+    and checks the sizes it returns. One function written for the stub: a launch pays a
+    few comparisons and no calls but the grid function's and the stub's (from cold
+    caches each call costs its own cache lines)."""
+    namespace: dict[str, Any] = {"call": entry.stub.call}
+    tests, meta = _guard_terms(fn, entry, "", namespace)
     lines = [
         f"def {_LAUNCH}(sizes, grid, args, kwargs):",
         "    if not (" + "\n        and ".join(tests) + "):",
         "        return False",
         "    if sizes is None:",
-        "        sizes = grid({" + ", ".join(items) + "})",
-        "        if type(sizes) is tuple and len(sizes) == 1:",
-        "            g = sizes[0]",
-        "            if type(g) is int and 0 <= g < 2147483648:",
-        "                return call(g, 1, 1, *args)",
-        "        sizes = grid_sizes(sizes, function=True)",
+        f"        sizes = grid({meta})",
+        *_sized_call("call", "        "),
+        "        return ran",
         "    return call(*sizes, *args)",
     ]
-    exec("\n".join(lines) + "\n", namespace)  # noqa: S102
-    return namespace.pop(_LAUNCH)  # type: ignore[no-any-return]
+    return _compiled(lines, namespace, _LAUNCH)  # type: ignore[no-any-return]
+
+
+def _grid_launch_type(fn: JITFunction, entries: Sequence[_FastEntry]) -> type[_GridLaunch]:
+    """The launcher class of ``fn[grid_function]`` while `entries` are its stubs: its
+    ``__call__`` tries each stub's guard (`_guard_terms`) in turn, inline, and runs the
+    first stub whose guard passes (the grid function called with the arguments by name),
+    else launches through Python. A Triton wrapper builds a launcher for each launch and
+    calls it once: from cold caches, this makes the launch one Python call besides the
+    grid function and the stub."""
+    namespace: dict[str, Any] = {"fn": fn, "for_user": for_user}
+    lines = ["def __call__(self, *args, **kwargs):", "    try:", "        grid = self.grid"]
+    for index, entry in enumerate(entries):
+        prefix = f"s{index}_"
+        namespace[f"{prefix}call"], namespace[f"{prefix}entry"] = entry.stub.call, entry
+        tests, meta = _guard_terms(fn, entry, prefix, namespace)
+        lines += [
+            "        if (" + "\n            and ".join(tests) + "):",
+            f"            sizes = grid({meta})",
+            *_sized_call(f"{prefix}call", "            "),
+            "            if ran is None:",
+            "                return",
+            "            if ran:",
+            f"                {prefix}entry.raise_errors(ran)",
+            "                return",
+        ]
+    lines += [
+        "        fn._run_noted(grid, args, kwargs)",
+        "    except Exception as err:",
+        "        if for_user(err):",
+        "            raise err.with_traceback(None) from None",
+        "        raise",
+    ]
+    call = _compiled(lines, namespace, "__call__")
+    return type("_GridLaunch", (_GridLaunch,), {"__slots__": (), "__call__": call})
 
 
 _MISSING = object()
@@ -759,7 +829,12 @@ class _FastEntry:
 
     plan: list[Any]
     """What the stub accepts for each positional argument (`fast_launch.Arg`)."""
-    launch: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any]
+    meta: list[tuple[str, tuple[str, Any]]]
+    """Where each argument a grid function gets by name comes from, in the parameters'
+    order: ("arg", index), ("keyword", name) or ("default", value)."""
+    launch: Callable[[Any, Any, tuple[Any, ...], dict[str, Any]], Any] = field(
+        init=False, repr=False
+    )
     """``launch(sizes, grid, args, kwargs)``: the stub's launch where it takes these
     arguments, else False (`_launch_function`)."""
 
@@ -774,7 +849,7 @@ class _FastEntry:
         num_cpu_threads: int | None,
     ) -> _FastEntry | None:
         """The stub of `kernel` for launches like one with `len(plan)` positional arguments,
-        keywords `kwargs` and arguments by name `meta` (what a grid function gets)."""
+        keywords `kwargs` and arguments by name `meta` (what a grid function got)."""
         from blkc.backends.cpu import launch_stub
         from blkc.language import core as tl
 
@@ -787,10 +862,18 @@ class _FastEntry:
         stub = launch_stub(kernel, plan, num_cpu_threads)
         if stub is None:
             return None
-        environment = _environment()
-        kwargs = dict(kwargs)
-        launch = _launch_function(fn, stub, len(plan), kwargs, meta, environment, fn._captures)
-        return cls(kernel, stub, kwargs, environment, fn._captures, plan, launch)
+        names = fn.arg_names[: len(plan)]
+        sources: list[tuple[str, tuple[str, Any]]] = [
+            (name, ("arg", names.index(name)))
+            if name in names
+            else (name, ("keyword", name))
+            if name in kwargs
+            else (name, ("default", value))
+            for name, value in meta.items()
+        ]
+        entry = cls(kernel, stub, dict(kwargs), _environment(), fn._captures, plan, sources)
+        entry.launch = _launch_function(fn, entry)
+        return entry
 
     def raise_errors(self, outcome: object) -> None:
         """Raise what the stub's launch recorded (`outcome`, what the stub returned), as a
@@ -839,6 +922,7 @@ class _GridLaunch(GridLauncher):
 
 
 ENTRY_CODES.add(_GridLaunch.__call__.__code__)
+ENTRY_FILES.add(_LAUNCH_FILE)
 
 
 def jit(

@@ -108,13 +108,17 @@ ENTRY_CODES: set[Any] = set()
 """The code of other functions where user code enters blkc (as `user_entry`'s `entry`),
 whose frames an uncaught user error's traceback leaves out."""
 
+ENTRY_FILES: set[str] = set()
+"""The file names of generated code where user code enters blkc (launch code written
+for launch stubs), whose frames an uncaught user error's traceback leaves out too."""
+
 
 def _without_entry_frames(tb: TracebackType | None) -> TracebackType | None:
     frames: list[TracebackType] = []
     while tb is not None:
         code = tb.tb_frame.f_code
         if not (code.co_name == "entry" and code.co_filename == __file__) and (
-            code not in ENTRY_CODES
+            code not in ENTRY_CODES and code.co_filename not in ENTRY_FILES
         ):
             frames.append(tb)
         tb = tb.tb_next

@@ -452,3 +452,29 @@ def test_grid_functions_get_the_same_arguments_through_stubs(
     assert python_launches[0] == 4
     first, second = {"n": 40, "BLOCK": 8, "SCALE": 2}, {"n": 40, "BLOCK": 16, "SCALE": 3}
     assert seen == [first] * 4 + [second] * 4
+
+
+def test_a_grid_launcher_tries_each_stub_in_turn(python_launches: list[int]) -> None:
+    """`kernel[grid_function]`'s launcher has the guards of the kernel's stubs inline: each
+    launch takes the stub built for its keywords and arguments, whichever was built last."""
+    kernel = fresh(axpy)
+    x, y = numpy.arange(96, dtype=numpy.float32), numpy.ones(96, numpy.float32)
+    first, second = (32, 2.0, 96), (16, 3.0, 80)
+    # Two of each in a row through Python (the second builds its stub), then by the stubs.
+    for block, a, n in [first, first, second, second] + [first, second] * 4:
+        out = numpy.zeros(96, numpy.float32)
+        kernel[lambda meta: (blkc.cdiv(meta["n"], meta["BLOCK"]),)](  # noqa: B023
+            x, y, out, a, n, BLOCK=block
+        )
+        assert out[:n].tolist() == (a * x + y)[:n].tolist() and not out[n:].any()
+    assert python_launches[0] == 4 and len(kernel._fast) == 2
+
+
+def test_an_error_in_a_grid_function_is_the_users() -> None:
+    kernel = fresh(axpy)
+    x = numpy.ones(32, numpy.float32)
+    for _ in range(3):  # the third through the stub's launch code
+        with pytest.raises(KeyError, match="BLOCK_SIZE") as caught:
+            kernel[lambda meta: (meta["BLOCK_SIZE"],)](x, x, x, 1.0, 32, BLOCK=32)
+        assert caught.traceback[-1].name == "<lambda>"
+        kernel[lambda meta: (1,)](x, x, x, 1.0, 32, BLOCK=32)
