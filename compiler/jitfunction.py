@@ -527,8 +527,13 @@ class JITFunction(KeptLaunchers, _Launchable):
             return
         environment = _environment()
         same = [e for e in self._fast if e.kernel is kernel and e.kwargs == kwargs]
+        from blkc.backends.cpu import stub_current
+
         if any(
-            e.plan == plan and e.environment == environment and e.captures is self._captures
+            e.plan == plan
+            and e.environment == environment
+            and e.captures is self._captures
+            and stub_current(kernel, e.stub)
             for e in same
         ):
             return  # its stub left this launch to Python (a large grid, say)

@@ -117,12 +117,14 @@ class Kernel(KeptLaunchers, Launchable):
         """After a launch through Python without keywords: the second in a row whose
         arguments are of the same kinds builds a launch stub for the launches after it
         (as `@blkc.jit` kernels' variants do)."""
-        from blkc.backends.cpu import launch_stub, stub_plan
+        from blkc.backends.cpu import launch_stub, stub_current, stub_plan
 
         plan = stub_plan(self, args)
         repeated, self._launched = plan is not None and plan == self._launched, plan
-        if not repeated or (self._stub is not None and self._stub[2] == plan):
+        if not repeated:
             return
+        if self._stub is not None and self._stub[2] == plan and stub_current(self, self._stub[0]):
+            return  # its stub left this launch to Python (a large grid, say)
         from blkc.runtime import fast_launch
 
         if fast_launch.available():

@@ -161,6 +161,9 @@ class Stub:
     keep: list[Any]
     """What the stub's code refers to: its compiled module, the objects whose addresses it
     compares, its method definition."""
+    variants: frozenset[bool] = frozenset()
+    """The compiled variants it launches (True: the one for arrays that do not overlap);
+    a launch needing another is left to Python."""
 
 
 _METH_FASTCALL = 0x0080
@@ -656,7 +659,8 @@ def build(
             pass  # loaded through LLVM below
         else:
             keep: list[Any] = [loaded, *emitter.keep]
-            return Stub(_builtin(loaded.address(emitter.name), "blkc_launch_stub", keep), keep)
+            call = _builtin(loaded.address(emitter.name), "blkc_launch_stub", keep)
+            return Stub(call, keep, frozenset(launchers))
     from blkc.runtime.jit import add_symbols, compile_ir
 
     with _lock:  # LLVM's symbols are the process's: each stub's are its own
@@ -668,7 +672,8 @@ def build(
         # take about 20 ns longer per launch.
         compiled = compile_ir(text, opt=_OPT)
     keep = [compiled, *emitter.keep]
-    return Stub(_builtin(compiled.address(emitter.name), "blkc_launch_stub", keep), keep)
+    call = _builtin(compiled.address(emitter.name), "blkc_launch_stub", keep)
+    return Stub(call, keep, frozenset(launchers))
 
 
 _OPT = 1

@@ -321,6 +321,14 @@ def launch_stub(kernel: Kernel, plan: list[Any], num_cpu_threads: int | None) ->
     )
 
 
+def stub_current(kernel: Kernel, stub: Any) -> bool:
+    """Whether launch stub `stub` of `kernel` launches every variant `kernel` has compiled:
+    a stub built before a launch compiled the other (for arrays that overlap, or for arrays
+    that do not) leaves launches that need it to Python, and is to be built again."""
+    program = kernel.program
+    return not isinstance(program, CpuProgram) or program.compiled().keys() <= stub.variants
+
+
 def _pooled(binaries: dict[bool, _Binary], num_cpu_threads: int | None) -> Any:
     """How a launch stub runs large grids on the native pool (None where there is none)."""
     from blkc.runtime import fast_launch

@@ -112,3 +112,22 @@ def test_torch_tensors_and_a_second_kind_of_arguments(
         kernel[(2,)](xs, ys, out_array, scale, 64)
         assert out_array.tolist() == (scale * xs + 1).tolist()
     assert python_launches[0] == 4
+
+
+def test_a_stub_is_rebuilt_once_the_other_variant_is_compiled(
+    kernel: Kernel, python_launches: list[int]
+) -> None:
+    """A stub built while only the variant for overlapping arrays existed (the first
+    launches wrote in place) is built again once a launch compiled the one for arrays that
+    do not overlap: launches of either kind run through a stub after that."""
+    x, y = numpy.arange(64, dtype=numpy.float32), numpy.ones(64, numpy.float32)
+    for _ in range(3):  # y += 2 * x, in place: the variant for overlapping arrays
+        kernel[(2,)](x, y, y, 2.0, 64)
+    assert python_launches[0] == 2
+    for _ in range(5):  # separate arrays: the first compiles their variant, a new stub
+        out = numpy.zeros(64, numpy.float32)
+        kernel[(2,)](x, y, out, 1.0, 64)
+        assert out.tolist() == (x + y).tolist()
+    kernel[(2,)](x, y, y, 2.0, 64)
+    assert y.tolist() == (1 + 8 * x).tolist()
+    assert python_launches[0] == 3  # the first on separate arrays compiled theirs

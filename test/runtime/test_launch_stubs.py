@@ -478,3 +478,22 @@ def test_an_error_in_a_grid_function_is_the_users() -> None:
             kernel[lambda meta: (meta["BLOCK_SIZE"],)](x, x, x, 1.0, 32, BLOCK=32)
         assert caught.traceback[-1].name == "<lambda>"
         kernel[lambda meta: (1,)](x, x, x, 1.0, 32, BLOCK=32)
+
+
+def test_a_stub_is_rebuilt_once_the_other_variant_is_compiled(
+    python_launches: list[int],
+) -> None:
+    """The first launches wrote in place (the variant for overlapping arrays); launches on
+    separate arrays compile the other variant and then build a stub that has both."""
+    kernel = fresh(axpy)
+    x, y = numpy.arange(64, dtype=numpy.float32), numpy.ones(64, numpy.float32)
+    for _ in range(3):
+        kernel[(2,)](x, y, y, 2.0, 64, BLOCK=32)
+    assert python_launches[0] == 2
+    for _ in range(5):
+        out = numpy.zeros(64, numpy.float32)
+        kernel[lambda meta: (2,)](x, y, out, 1.0, 64, BLOCK=32)
+        assert out.tolist() == (x + y).tolist()
+    kernel[(2,)](x, y, y, 2.0, 64, BLOCK=32)
+    assert y.tolist() == (1 + 8 * x).tolist()
+    assert python_launches[0] == 3  # the first on separate arrays compiled theirs
