@@ -50,7 +50,7 @@ from typing import Any
 import numpy
 
 from blkc.runtime import elf_loader
-from blkc.runtime.launch import CHUNKS_PER_WORKER, INLINE_BYTES
+from blkc.runtime.launch import CHUNKS_PER_WORKER, CONTIGUOUS_BYTES, INLINE_BYTES
 from blkc.runtime.llvm_ir import ir
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -361,7 +361,7 @@ class _Emitter:
             self.call_launcher(disjoint, [*values, table, ir.Constant(I64, 0), total, *grid32])
             b.branch(after)
             b.position_at_end(pooled)
-            self.run_pooled(disjoint, values, table, total, grid32)
+            self.run_pooled(disjoint, values, table, total, grid32, size)
             b.branch(after)
             b.position_at_end(after)
         inside = b.icmp_unsigned("==", b.load(record, typ=I64), ir.Constant(I64, 0))
@@ -545,10 +545,12 @@ class _Emitter:
         table: ir.Value,
         total: ir.Value,
         grid32: list[ir.Value],
+        size: ir.Value,
     ) -> None:
         """Run the grid on the native pool (`runtime.native_pool`), the GIL released, on
         as many threads as the launch may use (`launch.stub_threads`, the variant's
-        `num_cpu_threads`, the programs); on the calling thread, the GIL released, where
+        `num_cpu_threads`, the programs), in chunks as `launch.chunk_count` says for
+        arrays of `size` bytes in all; on the calling thread, the GIL released, where
         that is one; the fallback where the cap is 0 (a share of the cores is active, or
         `BLKC_NUM_THREADS` is malformed: the Python path decides)."""
         b, pool = self.b, self.pool
@@ -574,7 +576,9 @@ class _Emitter:
         for index, value in enumerate(values):  # 8-byte slots, as `_args` reads them
             slot = b.gep(argv, [ir.Constant(I32, 0), ir.Constant(I32, index)])
             b.store(_slot_bits(b, value), slot)
-        per_thread = b.mul(threads, ir.Constant(I64, CHUNKS_PER_WORKER))
+        contiguous = b.icmp_unsigned("<", size, ir.Constant(I64, CONTIGUOUS_BYTES))
+        per_worker = b.select(contiguous, ir.Constant(I64, 1), ir.Constant(I64, CHUNKS_PER_WORKER))
+        per_thread = b.mul(threads, per_worker)  # as `launch.chunk_count`
         chunks = b.select(b.icmp_signed("<", total, per_thread), total, per_thread)
         seats = b.trunc(b.sub(threads, ir.Constant(I64, 1)), I32)
         run_type = ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, I64, I64, I32, I32, I32, I32])

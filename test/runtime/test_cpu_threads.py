@@ -170,3 +170,35 @@ def test_small_launches_stay_on_the_calling_thread(monkeypatch: pytest.MonkeyPat
     out = numpy.zeros_like(x)
     double[(64,)](x, out, 4096, BLOCK=64, num_cpu_threads=4)
     numpy.testing.assert_array_equal(out, x * 2)
+
+
+class _RecordingChunks(_RecordingThreads):
+    """Records the programs of each chunk, too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.chunks: list[tuple[int, int]] = []
+
+    def __call__(self, first: int, end: int, *grid: int) -> None:
+        super().__call__(first, end, *grid)
+        with self._lock:
+            self.chunks.append((first, end))
+
+
+@pytest.mark.parametrize(
+    ("work_bytes", "chunks"),
+    [(None, 4 * launch.CHUNKS_PER_WORKER), (launch.CONTIGUOUS_BYTES, 4 * launch.CHUNKS_PER_WORKER),
+     (launch.CONTIGUOUS_BYTES - 1, 4), (1 << 20, 4)],
+)  # fmt: skip
+def test_small_launches_take_one_run_of_programs_per_thread(
+    four_cores: None, work_bytes: int | None, chunks: int
+) -> None:
+    """Below `CONTIGUOUS_BYTES` each thread runs one run of consecutive programs; larger
+    launches (or those whose size is not known) are split finer, for balance."""
+    recorder = _RecordingChunks()
+    launch.run_grid(recorder, [], (64, 1, 1), work_bytes=work_bytes)
+    assert len(recorder.chunks) == chunks == launch.chunk_count(64, 4, work_bytes)
+    assert sorted(recorder.chunks) == [
+        (64 * i // chunks, 64 * (i + 1) // chunks) for i in range(chunks)
+    ]
+    assert launch.chunk_count(3, 4, 0) == 3  # never more chunks than programs
