@@ -15,8 +15,12 @@ import pytest
 
 PROGRAM = textwrap.dedent(
     """
-    import sys
+    import signal, sys
     import numpy, blkc, blkc.language as tl
+
+    # Python's Ctrl-C handler, as a process started from a terminal has it: one started
+    # by a shell's background job inherits SIGINT ignored, and Python then keeps it so.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     @blkc.jit
     def forever(X, N: tl.constexpr):
