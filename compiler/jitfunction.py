@@ -201,9 +201,9 @@ class JITFunction(KeptLaunchers, _Launchable):
         """What the kernel reads from outside, as of its variants' compiles."""
         self._fast: list[_FastEntry] = []
         """Launch stubs of recently launched variants (`_GridLaunch.__call__`), newest first."""
-        self._launch_type: type[_GridLaunch] = _GridLaunch
-        """The class of ``self[grid_function]``: with stubs, one whose ``__call__`` has their
-        launches inline (`_grid_launch_type`)."""
+        self._fresh_launcher: type[_GridLaunch] | None = None
+        """With stubs, the class of ``self[grid_function]`` (`KeptLaunchers`), whose
+        ``__call__`` has their launches inline (`_grid_launch_type`)."""
         self._launched: tuple[Any, ...] | None = None
         """The variant and keywords of the last launch through Python."""
         self._grids: dict[Any, _GridLaunch] = {}
@@ -256,7 +256,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         self._variants.clear()
         self._captures = None
         self._fast = []
-        self._launch_type = _GridLaunch
+        self._fresh_launcher = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
@@ -497,13 +497,6 @@ class JITFunction(KeptLaunchers, _Launchable):
     def _launcher(self, grid: Grid) -> _GridLaunch:
         return _GridLaunch(self, grid)
 
-    def __getitem__(self, grid: Grid) -> Any:
-        if callable(grid):  # a Triton wrapper's fresh grid lambda: built with no call
-            launcher = _new_launch(self._launch_type)
-            launcher.fn, launcher.grid, launcher.sizes = self, grid, None
-            return launcher
-        return KeptLaunchers.__getitem__(self, grid)
-
     def _note_launch(
         self,
         kernel: Any,
@@ -542,7 +535,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         if entry is not None:
             others = [e for e in self._fast if all(e is not s for s in same)]
             self._fast = [entry, *others[:3]]
-            self._launch_type = _grid_launch_type(self, self._fast)
+            self._fresh_launcher = _grid_launch_type(self, self._fast)
 
     def _fast_args(
         self, kernel: Any, args: Sequence[Any], arguments: dict[str, Any]
@@ -886,9 +879,6 @@ class _FastEntry:
         from blkc.backends.cpu import raise_stub_errors
 
         raise_stub_errors(self.kernel, outcome)
-
-
-_new_launch = object.__new__
 
 
 class _GridLaunch(GridLauncher):

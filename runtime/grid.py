@@ -217,19 +217,31 @@ class KeptLaunchers:
     not kept: they may hold arrays)."""
 
     _grids: dict[Any, Any]
+    _fresh_launcher: type[GridLauncher] | None = None
+    """Where set, the class of a grid function's launcher, built with no call (its `grid`
+    set, its `sizes` None): a Triton wrapper builds one at every launch, and from cold
+    caches each Python call costs its own cache lines. Else `_launcher` builds it."""
 
     def _launcher(self, grid: Grid) -> GridLauncher:
         raise NotImplementedError
 
     def __getitem__(self, grid: Grid) -> Any:
-        if type(grid) is not tuple:
-            return self._launcher(grid)
-        launcher = self._grids.get(grid)
-        if launcher is None:
-            launcher = self._launcher(grid)
-            if len(self._grids) < 64:
-                self._grids[grid] = launcher
-        return launcher
+        if type(grid) is tuple:
+            launcher = self._grids.get(grid)
+            if launcher is None:
+                launcher = self._launcher(grid)
+                if len(self._grids) < 64:
+                    self._grids[grid] = launcher
+            return launcher
+        fresh = self._fresh_launcher
+        if fresh is not None and callable(grid):
+            launcher = _new(fresh)
+            launcher.grid, launcher.sizes = grid, None
+            return launcher
+        return self._launcher(grid)
+
+
+_new = object.__new__
 
 
 __all__ = [
