@@ -530,8 +530,7 @@ class JITFunction(KeptLaunchers, _Launchable):
             for e in same
         ):
             return  # its stub left this launch to Python (a large grid, say)
-        meta = self._meta(args, kwargs)
-        entry = _FastEntry.build(self, kernel, plan, kwargs, meta, num_cpu_threads)
+        entry = _FastEntry.build(self, kernel, plan, kwargs, arguments, num_cpu_threads)
         if entry is not None:
             others = [e for e in self._fast if all(e is not s for s in same)]
             self._fast = [entry, *others[:3]]

@@ -129,7 +129,8 @@ def _signed_range(width: int) -> tuple[int, int]:
     return -(2 ** (width - 1)), 2 ** (width - 1) - 1
 
 
-def _constant(value: SSAValue) -> int | None:
+def constant(value: SSAValue) -> int | None:
+    """`value`'s signed value where it is an integer `arith.constant`, else None."""
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         width = _width(value.type)
@@ -148,7 +149,7 @@ def loop_range(value: SSAValue) -> tuple[int, int] | None:
     loop = value.block.parent_op()
     if not isinstance(loop, scf.ForOp) or value.block is not loop.body.blocks[0]:
         return None
-    lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))
+    lb, ub, step = (constant(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or step <= 0:
         return None
     if ub <= lb:
@@ -172,7 +173,7 @@ def base_pointer(ptr: SSAValue, pointers: Collection[SSAValue]) -> SSAValue | No
 
 def trip_count(loop: scf.ForOp) -> int | None:
     """How many times `loop` runs, when its bounds are constants."""
-    lb, ub, step = (_constant(v) for v in (loop.lb, loop.ub, loop.step))
+    lb, ub, step = (constant(v) for v in (loop.lb, loop.ub, loop.step))
     if lb is None or ub is None or step is None or step <= 0:
         return None
     return max(0, -(-(ub - lb) // step))
@@ -230,7 +231,7 @@ class _Analysis:
         width = _width(value.type)
         if width is None:
             return None
-        number = _constant(value)
+        number = constant(value)
         if number is not None:
             return ({(): number} if number else {}), []
         if not _inside(value, self.nest) or loop_range(value) is not None:
@@ -258,7 +259,7 @@ class _Analysis:
             product = self.product(polys[0], polys[1])
             return None if product is None else (product, conditions)
         if isinstance(op, arith.ShLIOp):
-            shift = _constant(op.operands[1])
+            shift = constant(op.operands[1])
             if shift is None or not 0 <= shift < width:
                 return None
             return {m: c << shift for m, c in polys[0].items()}, conditions
@@ -283,7 +284,7 @@ class _Analysis:
     def mask(self, value: SSAValue) -> list[Condition] | None:
         """Conditions under which the i1 `value` is true over the whole nest; None when
         they cannot be stated."""
-        number = _constant(value)
+        number = constant(value)
         if number is not None:
             return [] if number else None
         if not _inside(value, self.nest):
@@ -408,7 +409,7 @@ def _stream(
     if (
         not isinstance(op, blk.StoreOp)
         or op.parent_op() is not nest
-        or _constant(nest.step) != 1
+        or constant(nest.step) != 1
         or span is None
         or offset.get((index,)) != 1
     ):

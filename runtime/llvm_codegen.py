@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from blkc.dialects import blk
@@ -549,12 +549,12 @@ class CpuKernelEmitter(FunctionEmitter):
             if head is not None and split is not None:
                 kept = (self.proven, self.unmasked, self.chosen)
                 self.proven, self.unmasked, self.chosen = head
-                carried = self.emit_loop_range(op, self.get(op.lb), split, self._inits(op))
+                carried = self.emit_loop_range(op, self.get(op.lb), split, self.loop_inits(op))
                 self.proven, self.unmasked, self.chosen = kept
                 entries.append((split, carried, self.bad, b.block))
                 # the branch to the tail follows once the checked copy's loop exists
             elif condition is None and entries:
-                entries.append((self.get(op.lb), self._inits(op), self.bad, b.block))
+                entries.append((self.get(op.lb), self.loop_inits(op), self.bad, b.block))
                 tail = b.function.append_basic_block("nest.tail")
                 for _, _, _, end in entries:
                     b.position_at_end(end)
@@ -604,16 +604,13 @@ class CpuKernelEmitter(FunctionEmitter):
         accesses, and only the last 256 with masked ones."""
         index = op.body.blocks[0].args[0]
         span = access_ranges.loop_range(index)
-        step = op.step.owner
         count = access_ranges.trip_count(op)
         if (
             span is None
             or count is None
             or count < LONG_LOOP  # unrolled whole, a short loop's masks cost little
             or not _innermost(op)
-            or not isinstance(step, arith.ConstantOp)
-            or not isinstance(step.value, IntegerAttr)
-            or step.value.value.data != 1
+            or access_ranges.constant(op.step) != 1
         ):
             return None
         first, last = span
@@ -659,9 +656,6 @@ class CpuKernelEmitter(FunctionEmitter):
         wide = split if split.type == I64 else b.sext(split, I64)
         check.ranges[index] = (span[0], b.sub(wide, ir.Constant(I64, 1)))
         return check
-
-    def _inits(self, op: scf.ForOp) -> list[ir.Value]:
-        return [self.get(v) for v in op.iter_args]
 
     def _streaming_version(
         self,

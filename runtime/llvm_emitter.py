@@ -209,10 +209,14 @@ class FunctionEmitter:
         self.values[op.results[0]] = value
 
     def emit_loop(self, op: scf.ForOp) -> None:
-        inits = [self.get(v) for v in op.iter_args]
+        inits = self.loop_inits(op)
         carried = self.emit_loop_range(op, self.get(op.lb), self.get(op.ub), inits)
         for result, phi in zip(op.results, carried, strict=True):
             self.values[result] = phi
+
+    def loop_inits(self, op: scf.ForOp) -> list[ir.Value]:
+        """The values loop `op` starts carrying."""
+        return [self.get(v) for v in op.iter_args]
 
     def emit_loop_range(
         self, op: scf.ForOp, start: ir.Value, end: ir.Value, inits: Sequence[ir.Value]
