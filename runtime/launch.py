@@ -100,6 +100,11 @@ _cancel = ctypes.c_int32(0)
 running kernel checks it at each iteration and stops."""
 
 
+def cancel_requested() -> bool:
+    """Whether a Ctrl-C is stopping the running launch's kernels now (`blkc_cancel`)."""
+    return bool(_cancel.value)
+
+
 @cache
 def register_runtime_symbols() -> None:
     """Symbols generated code uses besides libm: `blkc_assert_fail`, `blkc_cancel`."""
@@ -457,20 +462,42 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=cores(), thread_name_prefix="blkc")
 
 
-def _wait_interruptibly(tasks: Sequence[Future[None]]) -> None:
-    """Wait for `tasks`; on Ctrl-C, cancel the running kernel, wait, and re-raise."""
+def _run_interruptibly(work: Callable[[], None], workers: int) -> None:
+    """Run `work` on `workers` of the pool's threads and wait where Python sees a Ctrl-C:
+    then `blkc_cancel` stops the kernel's loops, the launch waits for every task it
+    started (a Ctrl-C between two submissions included) and re-raises."""
+    tasks: list[Future[None]] = []
     try:
+        for _ in range(workers):
+            tasks.append(_pool().submit(work))
         for task in tasks:
             task.result()  # a lock wait: a signal interrupts it
     except KeyboardInterrupt:
-        from concurrent.futures import wait
-
         _cancel.value = 1
         try:
-            wait(tasks)
+            _join(tasks)
         finally:
             _cancel.value = 0
         raise
+
+
+def _join(tasks: Sequence[Future[None]]) -> None:
+    """Wait until every one of `tasks` has finished, however many Ctrl-Cs arrive meanwhile
+    (the first is raised after): a task still running may write into arrays the caller
+    frees once the launch returns. A task's own exception is raised too."""
+    from concurrent.futures import wait
+
+    interrupted = False
+    while True:
+        try:
+            wait(tasks)
+            break
+        except KeyboardInterrupt:
+            interrupted = True
+    if interrupted:
+        raise KeyboardInterrupt
+    for task in tasks:
+        task.result()
 
 
 def _running() -> threading.BoundedSemaphore:
@@ -610,11 +637,15 @@ def run_grid(
                 _record.failures = own
 
         if interruptible:
-            _wait_interruptibly([_pool().submit(work) for _ in range(workers)])
+            _run_interruptibly(work, workers)
         else:
-            helpers = [_pool().submit(work) for _ in range(workers - 1)]
-            work()
-            for helper in helpers:
-                if not helper.cancel():  # a helper that has not started has nothing left
-                    helper.result()
+            helpers: list[Future[None]] = []
+            try:
+                for _ in range(workers - 1):
+                    helpers.append(_pool().submit(work))
+                work()
+            finally:
+                # A helper that has not started has nothing left; one that has must end
+                # before the launch does, even on a Ctrl-C.
+                _join([helper for helper in helpers if not helper.cancel()])
     raise_failures()

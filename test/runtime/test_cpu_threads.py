@@ -202,3 +202,77 @@ def test_small_launches_take_one_run_of_programs_per_thread(
         (64 * i // chunks, 64 * (i + 1) // chunks) for i in range(chunks)
     ]
     assert launch.chunk_count(3, 4, 0) == 3  # never more chunks than programs
+
+
+class _InterruptedPool:
+    """Python's pool, but a Ctrl-C arrives at the second submission: the first task is
+    running by then."""
+
+    def __init__(self) -> None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.executor = ThreadPoolExecutor(max_workers=4)
+        self.submissions = 0
+
+    def submit(self, work: Any) -> Any:
+        self.submissions += 1
+        if self.submissions == 2:
+            raise KeyboardInterrupt
+        return self.executor.submit(work)
+
+
+class _UntilCancelled:
+    """A launcher that runs until `blkc_cancel` is set (as a kernel's endless loop does),
+    or 10 s at most, recording whether it is still running."""
+
+    def __init__(self) -> None:
+        self.running = threading.Event()
+        self.stopped = threading.Event()
+
+    def __call__(self, first: int, end: int, *grid: int) -> None:
+        import time
+
+        self.running.set()
+        deadline = time.monotonic() + 10
+        while not launch.cancel_requested() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        self.stopped.set()
+
+
+@pytest.mark.parametrize("interruptible", [True, False])
+def test_a_ctrl_c_between_submissions_waits_for_the_started_task(
+    four_cores: None, monkeypatch: pytest.MonkeyPatch, interruptible: bool
+) -> None:
+    """A Ctrl-C that arrives while a launch is still handing chunks to the pool raises only
+    once every task it started has ended: those write into the caller's arrays. An
+    interruptible kernel is cancelled; another runs to its end."""
+    pool = _InterruptedPool()
+    monkeypatch.setattr(launch, "_pool", lambda: pool)
+    if interruptible:
+        kernel: Any = _UntilCancelled()
+    else:
+        kernel = _Slow()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            launch.run_grid(kernel, [], (8, 1, 1), num_cpu_threads=3, interruptible=interruptible)
+        assert kernel.running.is_set()
+        assert kernel.stopped.is_set(), "the launch returned while its task still ran"
+        assert not launch.cancel_requested()
+    finally:
+        pool.executor.shutdown(wait=True)
+
+
+class _Slow:
+    """A launcher whose first chunk takes 0.2 s (on the pool's thread)."""
+
+    def __init__(self) -> None:
+        self.running = threading.Event()
+        self.stopped = threading.Event()
+
+    def __call__(self, first: int, end: int, *grid: int) -> None:
+        import time
+
+        if not self.running.is_set():
+            self.running.set()
+            time.sleep(0.2)
+            self.stopped.set()
