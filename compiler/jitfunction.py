@@ -48,6 +48,7 @@ from blkc.runtime.grid import (
     check_num_cpu_threads,
     for_user,
     grid_sizes,
+    hide_entry_frames,
     user_entry,
 )
 
@@ -259,6 +260,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         self._fresh_launcher = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        hide_entry_frames()  # the traceback ends at the user's call
         raise RuntimeError(
             f"'{self.__name__}' is a @blkc.jit kernel: launch it with "
             f"{self.__name__}[grid](...), or call it from another kernel"
@@ -916,6 +918,7 @@ class _GridLaunch(GridLauncher):
 
 
 ENTRY_CODES.add(_GridLaunch.__call__.__code__)
+ENTRY_CODES.add(JITFunction.__call__.__code__)
 ENTRY_FILES.add(_LAUNCH_FILE)
 
 

@@ -74,7 +74,7 @@ def for_user(err: Exception) -> bool:
     ``BLKC_TRACEBACK=1`` keeps them."""
     if not _is_user_error(err) or os.environ.get("BLKC_TRACEBACK") == "1":
         return False
-    _hide_entry_frames()
+    hide_entry_frames()
     return True
 
 
@@ -87,7 +87,7 @@ def _is_user_error(err: Exception) -> bool:
     )
 
 
-def _hide_entry_frames() -> None:
+def hide_entry_frames() -> None:
     """Have `sys.excepthook` (once, wrapping the one in place) leave out the frame of
     `user_entry` that re-raised an error: a script's uncaught error then ends at the user's
     line."""
