@@ -458,6 +458,24 @@ _NOT_A_BLOCK_POINTER = (
 )
 
 
+LOAD_CACHE_MODIFIERS = (".ca", ".cg", ".cs", ".cv")
+STORE_CACHE_MODIFIERS = (".wb", ".cg", ".cs", ".wt")
+EVICTION_POLICIES = ("evict_last", "evict_first")
+MEMORY_SEMANTICS = ("acquire", "release", "acq_rel", "relaxed")
+MEMORY_SCOPES = ("gpu", "cta", "sys")
+"""The hints Triton accepts (besides "" or None: the default), checked as Triton checks
+them; the CPU backends ignore them (its atomics are sequentially consistent)."""
+
+
+def _check_hint(sem: CodeGenerator, value: Any, allowed: tuple[str, ...], what: str) -> None:
+    """A located error unless `value` is a compile-time "", None or one of `allowed`."""
+    found = sem.constant(value, what)
+    if found is None or found == "" or (isinstance(found, str) and found in allowed):
+        return
+    choices = ", ".join(repr(a) for a in allowed)
+    raise sem.error(f"{what} {found!r} is not supported: use one of {choices} (or leave it out)")
+
+
 @builtin
 def load(
     pointer: Any,
@@ -476,6 +494,8 @@ def load(
     sem = _semantic
     from blkc.language import block_pointers  # imports this module
 
+    _check_hint(sem, cache_modifier, LOAD_CACHE_MODIFIERS, "load's cache_modifier")
+    _check_hint(sem, eviction_policy, EVICTION_POLICIES, "load's eviction_policy")
     if isinstance(sem.unwrap_constexpr(pointer), block_pointers.BlockPointer):
         block = sem.unwrap_constexpr(pointer)
         return block_pointers.load(sem, block, mask, other, boundary_check, padding_option)
@@ -503,6 +523,8 @@ def store(
     sem = _semantic
     from blkc.language import block_pointers  # imports this module
 
+    _check_hint(sem, cache_modifier, STORE_CACHE_MODIFIERS, "store's cache_modifier")
+    _check_hint(sem, eviction_policy, EVICTION_POLICIES, "store's eviction_policy")
     if isinstance(sem.unwrap_constexpr(pointer), block_pointers.BlockPointer):
         block = sem.unwrap_constexpr(pointer)
         return block_pointers.store(sem, block, value, mask, boundary_check)
@@ -523,6 +545,8 @@ def _atomic(kind: str) -> Callable[..., tensor]:
         _semantic: CodeGenerator,
     ) -> tensor:
         s = _semantic
+        _check_hint(s, sem, MEMORY_SEMANTICS, f"atomic_{kind}'s sem")
+        _check_hint(s, scope, MEMORY_SCOPES, f"atomic_{kind}'s scope")
         m = None if s.is_none(mask) else s.value(mask, "the atomic's mask")
         result = s.ir.atomic_rmw(kind, s.value(pointer, "the pointer"), s.value(val, "val"), m)
         return s.wrap(result)
@@ -553,6 +577,8 @@ def atomic_cas(
 ) -> tensor:
     """Where memory equals `cmp`, write `val`; return the old values."""
     s = _semantic
+    _check_hint(s, sem, MEMORY_SEMANTICS, "atomic_cas's sem")
+    _check_hint(s, scope, MEMORY_SCOPES, "atomic_cas's scope")
     return s.wrap(
         s.ir.atomic_cas(s.value(pointer, "the pointer"), s.value(cmp, "cmp"), s.value(val, "val"))
     )

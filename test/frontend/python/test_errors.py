@@ -267,3 +267,46 @@ def test_bad_arguments_at_launch() -> None:
     missing = "kernel 'uses_break': missing 1 required positional argument: 'n'"
     with pytest.raises(TypeError, match=missing):
         uses_break[(1,)](X)
+
+
+@blkc.jit
+def hinted(
+    X, C: tl.constexpr, E: tl.constexpr, SC: tl.constexpr, S: tl.constexpr, SCOPE: tl.constexpr
+):
+    o = tl.arange(0, 16)
+    v = tl.load(X + o, cache_modifier=C, eviction_policy=E)  # load-hints
+    tl.store(X + o, v + 1, cache_modifier=SC)  # store-hints
+    tl.atomic_add(X, 1.0, sem=S, scope=SCOPE)  # atomic-hints
+
+
+@pytest.mark.parametrize(
+    ("hints", "marker", "text"),
+    [
+        ((".zz", "", "", None, None), "load-hints", "load's cache_modifier '.zz' is not supported"),
+        (("", "evict_normal", "", None, None), "load-hints", "eviction_policy 'evict_normal'"),
+        (("", "", ".ca", None, None), "store-hints", "store's cache_modifier '.ca'"),
+        (("", "", "", "seq_cst", None), "atomic-hints", "atomic_add's sem 'seq_cst'"),
+        (("", "", "", None, "block"), "atomic-hints", "atomic_add's scope 'block'"),
+    ],
+)
+def test_a_hint_triton_refuses_is_refused(
+    hints: tuple[object, ...], marker: str, text: str
+) -> None:
+    """Cache, eviction and memory-order hints are ignored on the CPU but checked as Triton
+    checks them: a misspelt one is an error at its line, not silently dropped."""
+    message = compile_error(hinted, numpy.zeros(16, numpy.float32), *hints)
+    assert_located(message, marker, text)
+    assert "use one of" in message
+
+
+def test_every_hint_triton_accepts_is_accepted() -> None:
+    x = numpy.zeros(16, numpy.float32)
+    for hints in [
+        (".ca", "evict_last", ".wb", "acquire", "gpu"),
+        (".cg", "evict_first", ".cg", "release", "cta"),
+        (".cs", "", ".cs", "acq_rel", "sys"),
+        (".cv", None, ".wt", "relaxed", None),
+    ]:
+        x[:] = 0
+        hinted[(1,)](x, *hints)
+        assert x[0] == 2 and (x[1:] == 1).all()
