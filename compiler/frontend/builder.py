@@ -693,35 +693,54 @@ class IRBuilder:
         return value, dtype
 
     def reduce(
-        self, kind: str, value: SSAValue, axis: int | None = None, nan: str | None = None
+        self,
+        kind: str,
+        value: SSAValue,
+        axis: int | None = None,
+        nan: str | None = None,
+        accumulate: DType | None = None,
     ) -> SSAValue:
         """Reduce `value` along `axis` (all axes when None) with `kind` (sum, prod, max,
         min, argmax, argmin, and, or, xor). For float max, min, argmax and argmin, `nan`
         says whether NaN is the extreme (``propagate``) or skipped (``num``); None leaves it
-        to the policy."""
+        to the policy. A sum or product accumulates in `accumulate` where given (its
+        result of that dtype, which wraps or rounds as that dtype does), else in the dtype
+        the policy gives."""
         value, source = self._block_operand(value, f"the {kind} reduction")
         shape = list(shape_of(value.type))
         properties: dict[str, Attribute] = {
             "kind": blk.ReduceKindAttr(blk.ReduceKind(kind)),
             **_nan_property(nan),
         }
+        if accumulate is not None:
+            properties["acc_dtype"] = accumulate.xdsl
         if axis is not None:
             axis = self.normalize_axis(axis, len(shape), str(value.type))
             properties["axis"] = IntegerAttr(axis, i32)
             out = shape[:axis] + shape[axis + 1 :]
         else:
             out = []
-        result = block_of(self._accumulated(kind, source, False).xdsl, out)
+        acc = accumulate or self._accumulated(kind, source, False)
+        result = block_of(acc.xdsl, out)
         return self._value(
             blk.ReduceOp.build(operands=[value], result_types=[result], properties=properties)
         )
 
-    def scan(self, kind: str, value: SSAValue, axis: int = 0, reverse: bool = False) -> SSAValue:
+    def scan(
+        self,
+        kind: str,
+        value: SSAValue,
+        axis: int = 0,
+        reverse: bool = False,
+        accumulate: DType | None = None,
+    ) -> SSAValue:
         """Inclusive prefix `kind` (sum, prod, max, min) along `axis`; `reverse`: from the
-        last element (a `blk.scan_region` over the accumulated dtype)."""
+        last element (a `blk.scan_region` over the accumulated dtype). Accumulates in
+        `accumulate` where given, as `reduce` does."""
         value, source = self._block_operand(value, f"the {kind} scan")
         axis = self.normalize_axis(axis, len(shape_of(value.type)), str(value.type))
-        result = with_element(value.type, self._accumulated(kind, source, True).xdsl)
+        acc = accumulate or self._accumulated(kind, source, True)
+        result = with_element(value.type, acc.xdsl)
         if reverse:
             step = _SCAN_STEPS[kind]
             accumulated = self.cast(value, element_type(result))
@@ -729,10 +748,12 @@ class IRBuilder:
                 [accumulated], axis, lambda a, b: [self.binary(step, a[0], b[0])], reverse=True
             )
             return scanned
-        properties = {
+        properties: dict[str, Attribute] = {
             "kind": blk.ReduceKindAttr(blk.ReduceKind(kind)),
             "axis": IntegerAttr(axis, i32),
         }
+        if accumulate is not None:
+            properties["acc_dtype"] = accumulate.xdsl
         return self._value(
             blk.ScanOp.build(operands=[value], result_types=[result], properties=properties)
         )

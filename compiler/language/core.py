@@ -705,10 +705,17 @@ def dot(
     return s.wrap(s.ir.dot(a, b, acc_value))
 
 
-def _reduction(kind: str, value: Any, axis: Any, keep_dims: Any, sem: CodeGenerator) -> tensor:
+def _reduction(
+    kind: str,
+    value: Any,
+    axis: Any,
+    keep_dims: Any,
+    sem: CodeGenerator,
+    accumulate: _dtypes.DType | None = None,
+) -> tensor:
     x = sem.value(value, f"the {kind}'s input")
     ax = _axis(sem, axis)
-    result = sem.ir.reduce(kind, x, ax)
+    result = sem.ir.reduce(kind, x, ax, accumulate=accumulate)
     if sem.constant(keep_dims, "keep_dims"):
         rank = len(sem.shape_of(x))
         for a in _py.range(rank) if ax is None else [ax % rank]:
@@ -725,11 +732,20 @@ def sum(  # noqa: A001 - Triton's name
     *,
     _semantic: CodeGenerator,
 ) -> tensor:
-    """The sum along `axis` (all axes when None); `dtype` converts the input first."""
-    if not _semantic.is_none(dtype):
-        d = _dtype_of(_semantic, dtype, "sum's dtype")
-        input = _semantic.wrap(_semantic.ir.cast(_semantic.value(input, "x"), d.blkc_dtype))  # noqa: A001
-    return _reduction("sum", input, axis, keep_dims, _semantic)
+    """The sum along `axis` (all axes when None); with `dtype`, the input is converted to
+    it and summed in it (an int8 sum wraps in int8), else summed in the dtype the policy
+    gives (Triton's: 32 bits for narrower integers)."""
+    acc = _accumulator(_semantic, dtype, "sum's dtype")
+    if acc is not None:
+        input = _semantic.wrap(_semantic.ir.cast(_semantic.value(input, "x"), acc))  # noqa: A001
+    return _reduction("sum", input, axis, keep_dims, _semantic, acc)
+
+
+def _accumulator(sem: CodeGenerator, dtype: Any, what: str) -> _dtypes.DType | None:
+    """The blkc dtype a reduction's or scan's `dtype=` names, or None where not given."""
+    if sem.is_none(dtype):
+        return None
+    return _dtype_of(sem, dtype, what).blkc_dtype
 
 
 def _extreme(kind: str) -> Callable[..., Any]:
@@ -805,18 +821,25 @@ def reduce_or(
 
 def _scan(kind: str) -> Callable[..., tensor]:
     def scan(
-        input: Any,
+        input: Any,  # noqa: A002
         axis: Any = 0,
         reverse: Any = False,
+        dtype: Any = None,  # noqa: A002
         *,
-        _semantic: CodeGenerator,  # noqa: A002
+        _semantic: CodeGenerator,
     ) -> tensor:
         s = _semantic
         x, ax = s.value(input, "the scan's input"), _axis(s, axis) or 0
-        return s.wrap(s.ir.scan(kind, x, ax, bool(s.constant(reverse, "reverse"))))
+        acc = _accumulator(s, dtype, f"cum{kind}'s dtype")
+        if acc is not None:
+            x = s.ir.cast(x, acc)
+        return s.wrap(s.ir.scan(kind, x, ax, bool(s.constant(reverse, "reverse")), acc))
 
     scan.__name__ = scan.__qualname__ = f"cum{kind}"
-    scan.__doc__ = f"The inclusive cumulative {kind} along `axis` (from the end: `reverse`)."
+    scan.__doc__ = (
+        f"The inclusive cumulative {kind} along `axis` (from the end: `reverse`); with "
+        "`dtype`, of the input converted to it, accumulated in it (as `sum`)."
+    )
     return builtin(scan)
 
 

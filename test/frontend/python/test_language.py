@@ -251,6 +251,59 @@ def test_sum_of_all_axes_and_keep_dims() -> None:
 
 
 @blkc.jit
+def accumulated_in(x_ptr, out_ptr, DTYPE: tl.constexpr, KIND: tl.constexpr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    x = tl.load(x_ptr + o)
+    if KIND == "sum":
+        r = tl.sum(x, 0, dtype=DTYPE)
+        tl.static_assert(r.dtype == DTYPE)
+        tl.store(out_ptr, r)
+    elif KIND == "cumsum":
+        r = tl.cumsum(x, 0, dtype=DTYPE)
+        tl.static_assert(r.dtype == DTYPE)
+        tl.store(out_ptr + o, r)
+    elif KIND == "rcumsum":
+        tl.store(out_ptr + o, tl.cumsum(x, 0, reverse=True, dtype=DTYPE))
+    else:
+        tl.store(out_ptr + o, tl.cumprod(x, 0, dtype=DTYPE))
+
+
+@pytest.mark.parametrize(
+    ("source", "dtype", "kind"),
+    [
+        (numpy.int8, numpy.int8, "sum"),
+        (numpy.int32, numpy.int8, "sum"),
+        (numpy.uint8, numpy.uint16, "sum"),
+        (numpy.int8, numpy.int8, "cumsum"),
+        (numpy.int8, numpy.int16, "rcumsum"),
+        (numpy.int32, numpy.int64, "cumsum"),
+        (numpy.int16, numpy.int16, "cumprod"),
+    ],
+)
+def test_a_sum_or_scan_given_a_dtype_accumulates_in_it(
+    source: type, dtype: type, kind: str
+) -> None:
+    """`dtype=` converts the input and accumulates in that dtype, as Triton's `sum`,
+    `cumsum` and `cumprod` do (an int8 sum wraps in int8, where the default accumulates in
+    int32); numpy's `dtype=` means the same."""
+    rng = numpy.random.default_rng(0)
+    x = rng.integers(-100 if numpy.dtype(source).kind == "i" else 0, 120, 32).astype(source)
+    if source == numpy.int32:
+        x = x * 50_000_000  # int32 overflows where int64 does not
+    out = numpy.zeros(1 if kind == "sum" else 32, dtype)
+    accumulated_in[(1,)](x, out, tl.dtype(numpy.dtype(dtype).name), kind, 32)
+    wide = x.astype(dtype)
+    with numpy.errstate(over="ignore"):
+        expected = {
+            "sum": lambda: numpy.array([wide.sum(dtype=dtype)]),
+            "cumsum": lambda: numpy.cumsum(wide, dtype=dtype),
+            "rcumsum": lambda: numpy.cumsum(wide[::-1], dtype=dtype)[::-1],
+            "cumprod": lambda: numpy.cumprod(wide, dtype=dtype),
+        }[kind]()
+    numpy.testing.assert_array_equal(out, expected)
+
+
+@blkc.jit
 def shapes(x_ptr, out_ptr, M: tl.constexpr, N: tl.constexpr):
     rows = tl.arange(0, M)[:, None]
     cols = tl.arange(0, N)[None, :]
