@@ -243,8 +243,8 @@ def lost_information(src: DType, dst: DType) -> str | None:
                 f"{dst.name} holds integers exactly only up to 2**{dst.significand_bits}; "
                 f"{src.name} values need up to {src.significand_bits} bits"
             )
-        if src.int_range[1] > _max_finite(dst):
-            return f"{src.name} values above {_max_finite(dst):g} overflow {dst.name}"
+        if src.int_range[1] > max_finite(dst):
+            return f"{src.name} values above {max_finite(dst):g} overflow {dst.name}"
         return None
     if src.is_float and dst.is_float:
         if dst.significand_bits < src.significand_bits:
@@ -253,13 +253,19 @@ def lost_information(src: DType, dst: DType) -> str | None:
                 f"{src.significand_bits} of {src.name}"
             )
         if dst.max_exponent < src.max_exponent:
-            return f"{src.name} values above {_max_finite(dst):g} overflow {dst.name}"
+            return f"{src.name} values above {max_finite(dst):g} overflow {dst.name}"
         return None
     return None
 
 
-def _max_finite(d: DType) -> float:
+def max_finite(d: DType) -> float:
+    """The largest finite value of the float dtype `d`."""
     return float(ml_dtypes.finfo(d.numpy).max)
+
+
+def has_infinity(d: DType) -> bool:
+    """Whether the float dtype `d` has infinities (float8_e4m3fn has none)."""
+    return bool(numpy.isinf(numpy.float32(numpy.inf).astype(d.numpy)))
 
 
 @cache

@@ -425,6 +425,30 @@ class IRBuilder:
             return value
         return self._value(blk.CastOp(value, with_element(value.type, target)))
 
+    def cast_toward_zero(self, value: SSAValue, dtype: DType) -> SSAValue:
+        """Floats converted to the narrower float `dtype`, rounded toward zero (Triton's
+        ``fp_downcast_rounding="rtz"``): the nearest conversion, stepped one unit toward
+        zero where it lies farther from zero than `value` (compared in `value`'s dtype,
+        which holds it exactly). A value past the largest finite one gives that one; NaN,
+        infinities and zeros stay (infinities give the largest finite value of a dtype
+        without them, float8_e4m3fn, where rounding to nearest gives NaN)."""
+        value = self.typed(value)
+        source = dtype_of(value.type)
+        assert source is not None and source.is_float and dtype.is_float
+        if not dtypes.has_infinity(dtype):
+            limit = self.constant(dtypes.max_finite(dtype), source)
+            big = self.compare("gt", self.unary("abs", value), limit)
+            positive = self.compare("gt", value, self.constant(0, source))
+            saturated = self.where(positive, limit, self.unary("neg", limit))
+            value = self.where(big, saturated, value)
+        nearest = self.cast(value, dtype)
+        back = self.cast(nearest, source)
+        away = self.compare("gt", self.unary("abs", back), self.unary("abs", value))
+        ints = dtypes.dtype(f"int{dtype.width}")
+        bits = self.bitcast(nearest, ints)
+        stepped = self.bitcast(self.binary("sub", bits, self.constant(1, ints)), dtype)
+        return self.where(away, stepped, nearest)
+
     def bitcast(self, value: SSAValue, dtype: DType) -> SSAValue:
         value = self.typed(value)
         source = dtype_of(value.type)

@@ -1350,7 +1350,27 @@ def cast(
     v = s.value(input, "input")
     if s.constant(bitcast, "bitcast"):
         return s.wrap(s.ir.bitcast(v, d.blkc_dtype))
-    return s.wrap(s.ir.cast(v, d.blkc_dtype))
+    rounding = s.constant(fp_downcast_rounding, "fp_downcast_rounding")
+    if rounding is None:
+        return s.wrap(s.ir.cast(v, d.blkc_dtype))
+    if rounding not in ("rtne", "rtz"):
+        raise s.error(
+            f"fp_downcast_rounding {rounding!r} is not a rounding mode: use 'rtne' (to "
+            "nearest, even on ties: the default) or 'rtz' (toward zero)"
+        )
+    v = s.ir.typed(v)
+    source = s.dtype_of(v)
+    target = d.blkc_dtype
+    if source == target:
+        return s.wrap(v)
+    if not (source.is_float and target.is_float and target.width < source.width):
+        raise s.error(
+            "fp_downcast_rounding applies to conversions from a float to a narrower float "
+            f"only, not {source.name} to {target.name}: leave it out"
+        )
+    if rounding == "rtne":
+        return s.wrap(s.ir.cast(v, target))
+    return s.wrap(s.ir.cast_toward_zero(v, target))
 
 
 def _pointer_cast(s: CodeGenerator, value: SSAValue, target: pointer_type) -> SSAValue:

@@ -377,6 +377,89 @@ def test_casts_and_bitcasts() -> None:
 
 
 @blkc.jit
+def rounded(x_ptr, out_ptr, DTYPE: tl.constexpr, ROUNDING: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, x.to(DTYPE, fp_downcast_rounding=ROUNDING))
+
+
+def _toward_zero(x: numpy.ndarray, dtype: numpy.dtype) -> numpy.ndarray:
+    """Each float32 of `x` as the value of `dtype` of largest magnitude not above its own,
+    of its sign (past the range the largest finite one; infinities stay where `dtype` has
+    them): found among every value of `dtype`."""
+    bits = numpy.arange(1 << (8 * dtype.itemsize), dtype=f"uint{8 * dtype.itemsize}")
+    every = bits.view(dtype).astype(numpy.float64)
+    every = numpy.unique(every[numpy.isfinite(every) & (every >= 0)])
+    index = numpy.searchsorted(every, numpy.abs(x.astype(numpy.float64)), side="right") - 1
+    out = numpy.copysign(every[index], x)
+    if numpy.isinf(numpy.float32(numpy.inf).astype(dtype)):
+        out[numpy.isinf(x)] = x[numpy.isinf(x)]
+    out[numpy.isnan(x)] = numpy.nan
+    return out.astype(dtype)
+
+
+def _edge_floats(rng: numpy.random.Generator, n: int) -> numpy.ndarray:
+    x = rng.standard_normal(n) * numpy.exp2(rng.integers(-30, 30, n))
+    edges = [0.0, -0.0, numpy.inf, -numpy.inf, numpy.nan, 65504.0, 65519.0, 65520.0, 1e6]
+    edges += [-65520.0, 6e-8, 2.9e-8, -6.1e-5, 1 + 2**-11, -(1 + 2**-10 + 2**-12)]
+    return numpy.concatenate([edges, x[len(edges) :]]).astype(numpy.float32)
+
+
+def test_fp_downcast_rounding_toward_zero() -> None:
+    """``fp_downcast_rounding="rtz"`` rounds toward zero (it was ignored: to nearest),
+    checked against oracles that share nothing with the conversion: every float16 and fp8
+    value searched (float8_e4m3fn, which has no infinities, saturates to 448), and float32
+    / bfloat16 as the wider value with its lower bits cleared."""
+    import ml_dtypes
+
+    rng = numpy.random.default_rng(7)
+    x = _edge_floats(rng, 4096)
+    half = numpy.zeros_like(x, numpy.float16)
+    rounded[(1,)](x, half, tl.float16, "rtz", BLOCK=4096)
+    numpy.testing.assert_array_equal(half, _toward_zero(x, numpy.dtype(numpy.float16)))
+    nearest = numpy.zeros_like(half)
+    rounded[(1,)](x, nearest, tl.float16, "rtne", BLOCK=4096)
+    with numpy.errstate(over="ignore"):
+        numpy.testing.assert_array_equal(nearest, x.astype(numpy.float16))
+    assert (half != nearest).sum() > 1000  # the two modes differ where they should
+
+    for name, fp8 in (("float8e5", ml_dtypes.float8_e5m2), ("float8e4nv", ml_dtypes.float8_e4m3fn)):
+        small = numpy.zeros_like(x, fp8)
+        rounded[(1,)](x, small, getattr(tl, name), "rtz", BLOCK=4096)
+        expected = _toward_zero(x, numpy.dtype(fp8)).astype(numpy.float32)
+        numpy.testing.assert_array_equal(small.astype(numpy.float32), expected)
+
+    finite = x[numpy.isfinite(x)][:2048]
+    bf = numpy.zeros(2048, ml_dtypes.bfloat16)
+    rounded[(1,)](finite, bf, tl.bfloat16, "rtz", BLOCK=2048)
+    cleared = (finite.view(numpy.uint32) & numpy.uint32(0xFFFF0000)).view(numpy.float32)
+    numpy.testing.assert_array_equal(bf.astype(numpy.float32), cleared)
+
+    wide = rng.standard_normal(2048) * numpy.exp2(rng.integers(-100, 100, 2048))
+    single = numpy.zeros(2048, numpy.float32)
+    rounded[(1,)](wide, single, tl.float32, "rtz", BLOCK=2048)
+    mask = numpy.uint64(~((1 << 29) - 1) & (2**64 - 1))
+    expected = (wide.view(numpy.uint64) & mask).view(numpy.float64).astype(numpy.float32)
+    numpy.testing.assert_array_equal(single, expected)
+
+
+@pytest.mark.parametrize(
+    ("source", "dtype", "rounding", "message"),
+    [
+        (numpy.float32, tl.float16, "rtn", "'rtn' is not a rounding mode"),
+        (numpy.float16, tl.float32, "rtz", "float16 to float32"),
+        (numpy.float32, tl.int32, "rtne", "float32 to int32"),
+    ],
+)
+def test_fp_downcast_rounding_where_triton_refuses_it(
+    source: type, dtype: object, rounding: str, message: str
+) -> None:
+    x = numpy.zeros(16, source)
+    with pytest.raises(blkc.BlkcError, match=message):
+        rounded[(1,)](x, numpy.zeros(16, numpy.float64), dtype, rounding, BLOCK=16)
+
+
+@blkc.jit
 def histogram(x_ptr, bins_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
