@@ -359,9 +359,16 @@ def _table(module: ir.Module, name: str, values: tuple[float, ...]) -> ir.Global
 
 def _reduce_large(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
     """(k, r) with |x| = k pi/2 + r (k mod 4 as a float32 in [0, 4), |r| <= pi/4 as a
-    float32) for finite |x| >= `_TRIG_LARGE`: x * 2/pi mod 4 is m times the table's entry,
-    whose parts' products with m are exact, so that the fraction is exact to about 2**-75
-    absolutely (garbage elsewhere: callers select)."""
+    float32) for finite |x| >= `_TRIG_LARGE` (`_reduce_large_f64`, rounded)."""
+    k, r = _reduce_large_f64(b, x)
+    return b.fptrunc(k, F32), b.fptrunc(r, F32)
+
+
+def _reduce_large_f64(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """(k, r) with |x| = k pi/2 + r (k mod 4 as a float64 in [0, 4), |r| <= pi/4 as a
+    float64) for the finite float32 |x| >= `_TRIG_LARGE`: x * 2/pi mod 4 is m times the
+    table's entry, whose parts' products with m are exact, so that the fraction is exact to
+    about 2**-75 absolutely (garbage elsewhere: callers select)."""
     bits = b.bitcast(x, I32)
     biased = b.and_(b.lshr(bits, ir.Constant(I32, 23)), ir.Constant(I32, 255))
     index = b.sub(biased, ir.Constant(I32, _TRIG_EXPONENTS.start))
@@ -385,8 +392,7 @@ def _reduce_large(b: ir.IRBuilder, x: ir.Value) -> tuple[ir.Value, ir.Value]:
     high = mod4(high)
     k = _call(b, "llvm.rint", b.fadd(high, middle))
     fraction = b.fadd(b.fadd(b.fsub(high, k), middle), low)
-    r = b.fptrunc(b.fmul(fraction, ir.Constant(F64, math.pi / 2)), F32)
-    return b.fptrunc(mod4(k), F32), r
+    return mod4(k), b.fmul(fraction, ir.Constant(F64, math.pi / 2))
 
 
 def _sin_or_cos(module: ir.Module, b: ir.IRBuilder, x: ir.Argument, cosine: bool) -> ir.Value:
@@ -712,15 +718,17 @@ _PI_2_DOUBLE = (1.5707963267948966, 6.123233995736766e-17)  # pi/2 in two float6
 
 @_defined_once("blkc.tan.f32")
 def tan_f32(module: ir.Module, b: ir.IRBuilder, x: ir.Argument) -> ir.Value:
-    """tan(x) in float64: |x| less the nearest multiple k of pi/2 (pi/2 in two parts, exact
-    enough for |x| < 2**30), then sin(r) / cos(r), or -cos(r) / sin(r) for odd k, rounded
-    once to float32; odd in x."""
+    """tan(x) in float64: |x| less the nearest multiple k of pi/2 (pi/2 in two parts below
+    `_TRIG_LARGE`; from there on sin's and cos's table, `_reduce_large_f64`), then
+    sin(r) / cos(r), or -cos(r) / sin(r) for odd k, rounded once to float32; odd in x."""
     xd = b.fpext(_fabs(b, x), F64)
     k = _call(b, "llvm.rint", b.fmul(xd, _double(b, 2 / math.pi)))
     r = _fma(b, k, _double(b, -_PI_2_DOUBLE[0]), xd)
     r = _fma(b, k, _double(b, -_PI_2_DOUBLE[1]), r)
-    # A no-op but beyond 2**30, where the reduction loses r (the result stays finite).
-    r = _call(b, "llvm.minnum", _call(b, "llvm.maxnum", r, _double(b, -0.8)), _double(b, 0.8))
+    large = b.fcmp_ordered(">=", xd, _double(b, _TRIG_LARGE))
+    large_k, large_r = _reduce_large_f64(b, x)
+    k = b.select(large, large_k, k)
+    r = b.select(large, large_r, r)
     z = b.fmul(r, r)
     sine = _fma(b, b.fmul(_series(b, z, _SIN_SERIES), z), r, r)
     cosine = _fma(b, _series(b, z, _COS_SERIES), z, _double(b, 1.0))
