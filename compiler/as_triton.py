@@ -12,7 +12,9 @@ blkc follows, `TRITON_VERSION`), `triton.language` (with `extra.libdevice`, `mat
 `triton.compiler` (with `errors.CompilationError`). A `triton` module blkc has no
 counterpart of fails to import with a message naming it. From Python, `install()` does the
 same. When the real Triton is already imported, both refuse: two `triton`s in one process
-would mix their kernels.
+would mix their kernels. Unless `BLKC_POLICY` or `blkc.set_default_policy` chose another,
+the process's kernels follow the `triton-compat` policy: what Triton 3.9's front end
+computes and refuses (float16 `/` in float32, for one).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.machinery
+import os
 import runpy
 import sys
 import types
@@ -140,6 +143,12 @@ def install() -> None:
             "`pytest -p blkc.as_triton`, before anything imports triton"
         )
     sys.meta_path.insert(0, _FINDER)
+    from blkc import promotion
+
+    if promotion.policy_setting() is None and not os.environ.get("BLKC_POLICY"):
+        # Code written for Triton gets what Triton 3.9's front end computes (float16
+        # division in float32, its refusals), not the semantics page's reading.
+        promotion.set_default_policy("triton-compat")
 
 
 def pytest_configure(config: Any) -> None:

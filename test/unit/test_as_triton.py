@@ -105,3 +105,39 @@ def test_asm_answers_to_tritons_stage_names() -> None:
     asm = copy.warmup(x, x).asm
     assert asm["ttir"] == asm["strict"] and "blk.load" in asm["ttir"]
     assert asm["llir"] == asm["llvm"] and "define" in asm["llir"]
+
+
+DIVISION = """
+import numpy, triton, triton.language as tl, blkc
+
+
+@triton.jit
+def divide(x_ptr, y_ptr, out_ptr):
+    o = tl.arange(0, 4)
+    q = tl.load(x_ptr + o) / tl.load(y_ptr + o)
+    tl.static_assert(q.dtype == tl.float32)  # Triton 3.9: float16 division in float32
+    tl.store(out_ptr + o, q)
+
+
+out = numpy.zeros(4, numpy.float32)
+x, y = numpy.float16([1, 2, 100, 7]), numpy.float16([3, 3, 7, 9])
+divide[(1,)](x, y, out)
+assert (out == x.astype(numpy.float32) / y.astype(numpy.float32)).all(), out
+from blkc.promotion import default_policy
+print(default_policy())
+"""
+
+
+def test_code_written_for_triton_follows_triton_compat(tmp_path: Path) -> None:
+    """Under `as_triton` the default policy is `triton-compat` (Triton 3.9's front end: the
+    quotient of float16 blocks is float32, not float16 as under the semantics page's
+    `triton`); `BLKC_POLICY` still chooses another."""
+    script = tmp_path / "divide.py"
+    script.write_text(DIVISION)
+    result = run("-m", "blkc.as_triton", str(script))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["triton-compat"]
+    env = {**os.environ, "BLKC_POLICY": "triton"}
+    result = subprocess.run([sys.executable, "-m", "blkc.as_triton", str(script)],
+                            capture_output=True, text=True, env=env)  # fmt: skip
+    assert result.returncode != 0 and "static_assert" in result.stderr
