@@ -477,6 +477,27 @@ def test_frontend_binary_functions(fn: str, expected, ulps: int) -> None:  # typ
     assert_within(out, want.astype(numpy.float32), ulps, fn)
 
 
+@blkc.jit
+def power_kernel(x_ptr, n_ptr, out_ptr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    tl.store(out_ptr + o, libdevice.pow(tl.load(x_ptr + o), tl.load(n_ptr + o)))
+
+
+def test_pow_of_a_large_odd_integer_exponent_keeps_its_parity() -> None:
+    """An int32 exponent beyond 2**24 is exact (in float32 an odd one turned even, and
+    (-1)**16777217 gave 1)."""
+    bases = [-1.0, -0.5, 2.0, 1 + 2**-23, -(1 - 2**-24), -0.0, -3.0, 0.999]
+    powers = [16777217, 2**31 - 1, -16777217, -(2**31) + 1, 3, -3, 33554431, 2**25 + 1]
+    x = numpy.repeat(numpy.array(bases, numpy.float32), len(powers))
+    n = numpy.tile(numpy.array(powers, numpy.int32), len(bases))
+    out = numpy.empty_like(x)
+    power_kernel[(1,)](x, n, out, BLOCK=64)
+    with numpy.errstate(all="ignore"):
+        expected = numpy.power(x.astype(numpy.float64), n.astype(numpy.float64))
+        expected = expected.astype(numpy.float32)
+    assert_within(out, expected, 1, "pow of int32 exponents")
+
+
 def test_nextafter_steps_once_in_the_dtype() -> None:
     x = numpy.array([1.0, 1.0, 0.0, -0.0, numpy.inf, 3.0, numpy.nan, 2.0] * 16, numpy.float32)
     y = numpy.array([2.0, 0.0, 1.0, -1.0, 0.0, 3.0, 1.0, numpy.nan] * 16, numpy.float32)
@@ -579,10 +600,23 @@ def float_exponent_kernel(x_ptr, out_ptr):
     tl.store(out_ptr, libdevice.ldexp(x, x))  # ldexp-float
 
 
+@blkc.jit
+def narrowing_convert_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr)
+    tl.store(out_ptr, libdevice.float2int_ru(x))  # float2int-of-double
+
+
 @pytest.mark.parametrize(
     ("kernel_fn", "dtype", "marker", "words"),
     [
         (int_operand_kernel, numpy.int32, "tan-of-int", "libdevice.tan takes float32 or float64"),
+        (
+            narrowing_convert_kernel,
+            numpy.float64,
+            "float2int-of-double",
+            "float2int_ru converts float32, got float64 (which it would round to float32 "
+            "first): use libdevice.double2int_ru",
+        ),
         (left_out_kernel, numpy.float32, "add-rz", "libdevice.add_rz is not supported"),
         (float_exponent_kernel, numpy.float32, "ldexp-float", "exponent must be an integer"),
     ],

@@ -161,13 +161,21 @@ fdim = _binary("fdim", "Elementwise arg0 - arg1 where positive, else +0.")
 
 @builtin
 def pow(arg0: Any, arg1: Any, *, _semantic: CodeGenerator) -> tensor:  # noqa: A001
-    """Elementwise arg0 ** arg1; arg1 may be an integer (as Triton's int32 exponent)."""
+    """Elementwise arg0 ** arg1; arg1 may be an integer (as Triton's int32 exponent). A
+    float32 (or narrower) base to an integer block's power is computed in float64 and
+    rounded once: in float32 an odd exponent beyond 2**24 would turn even (and lose the
+    sign of a negative base's power)."""
     s = _semantic
     base = _float(s, arg0, "pow", "arg0")
     exponent = s.value(arg1, "arg1")
-    if not s.ir.is_weak(exponent) and not s.dtype_of(exponent).is_int:
-        exponent = _float(s, arg1, "pow", "arg1")
-    return s.wrap(_call(s, "pow", [base, exponent]))
+    if s.ir.is_weak(exponent):
+        return s.wrap(_call(s, "pow", [base, exponent]))
+    if not s.dtype_of(exponent).is_int:
+        return s.wrap(_call(s, "pow", [base, _float(s, arg1, "pow", "arg1")]))
+    base = s.ir.typed(base)
+    dtype = s.dtype_of(base)
+    wide = [s.ir.cast(base, dtypes.float64), s.ir.cast(exponent, dtypes.float64)]
+    return s.wrap(s.ir.cast(_call(s, "pow", wide), dtype))
 
 
 fast_powf = pow
@@ -336,7 +344,14 @@ _ROUNDINGS: dict[str, str | None] = {"rn": "rint", "rz": None, "rd": "floor", "r
 def _to_int(name: str, source: dtypes.DType, target: dtypes.DType, mode: str) -> Any:
     def convert(arg0: Any, *, _semantic: CodeGenerator) -> tensor:
         s = _semantic
-        x = s.ir.cast(_typed(s, [_float(s, arg0, name, "arg0")])[0], source)
+        x = _typed(s, [_float(s, arg0, name, "arg0")])[0]
+        if s.dtype_of(x).width > source.width:
+            wide = name.replace("float2", "double2", 1)
+            raise s.error(
+                f"libdevice.{name} converts {source.name}, got {s.dtype_of(x).name} (which "
+                f"it would round to {source.name} first): use libdevice.{wide}"
+            )
+        x = s.ir.cast(x, source)
         rounding = _ROUNDINGS[mode]
         if rounding == "rint":
             x = s.ir.math_function("rint", [x])
