@@ -978,7 +978,8 @@ class IRBuilder:
     ) -> list[SSAValue]:
         """``for i in range(lower, upper, step)`` carrying `inits` through `body`, which gets
         the index and the carried values and returns their next values; returns the
-        final values.
+        final values. A constant negative step counts down, as Python's range does (a step
+        known only at run time must be positive).
 
         A carried value whose body result has another dtype of the same shape is widened
         when the init is a literal or promotes to that dtype (``acc = 0`` before a float
@@ -988,13 +989,20 @@ class IRBuilder:
         index = self._loop_index_dtype([lower, upper, step])
         bounds = [self.cast(v, index) for v in (lower, upper, step)]
         step_value = self.literal_value(step)
-        if step_value is not None and step_value <= 0:
-            raise self.error(f"a loop's step must be positive, got {step_value}")
+        if step_value == 0:
+            raise self.error("a loop's step must not be zero")
+        downward = step_value is not None and step_value < 0
+        if downward:
+            # range(a, b, -s) runs a + b - j for j in range(b, a, s): the same count.
+            bounds = [bounds[1], bounds[0], self.constant(-int(step_value), index)]  # type: ignore[arg-type]
 
         def build(carried: list[SSAValue]) -> tuple[Operation, list[SSAValue]]:
             block = Block(arg_types=[index.xdsl, *(v.type for v in carried)])
             with self.inserting_into(block):
-                nexts = list(body(block.args[0], list(block.args[1:])))
+                i: SSAValue = block.args[0]
+                if downward:
+                    i = self.binary("sub", self.binary("add", bounds[0], bounds[1]), i)
+                nexts = list(body(i, list(block.args[1:])))
             return scf.ForOp(*bounds, carried, block), nexts
 
         return self._carry(inits, names, build, "loop")

@@ -185,3 +185,51 @@ def test_pointer_blocks_advanced_in_a_loop() -> None:
     walking_pointers[(1,)](x, out, 4, 16, BLOCK=16)
     numpy.testing.assert_array_equal(out, x[:64].reshape(4, 16).sum(0))
     numpy.testing.assert_array_equal(x[64:], numpy.full(16, -1, numpy.float32))
+
+
+@blkc.jit
+def count_down(out_ptr, start, stop, STEP: tl.constexpr, RANGE: tl.constexpr):
+    seen = 0
+    total = tl.zeros([4], tl.int32)
+    if RANGE == "range":
+        for i in range(start, stop, STEP):
+            tl.store(out_ptr + seen, i)
+            total += i
+            seen += 1
+    else:
+        for i in tl.range(start, stop, STEP):
+            tl.store(out_ptr + seen, i)
+            total += i
+            seen += 1
+    tl.store(out_ptr + 60 + tl.arange(0, 4), total)
+    tl.store(out_ptr + 59, seen)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+@pytest.mark.parametrize("loop", ["range", "tl.range"])
+@pytest.mark.parametrize(
+    ("start", "stop", "step"),
+    [(10, 0, -3), (10, 0, -1), (0, 10, -2), (5, 5, -1), (-3, -20, -4), (10, -1, -10), (7, 0, 2)],
+)
+def test_a_constant_negative_step_counts_down(
+    start: int, stop: int, step: int, loop: str, target: str
+) -> None:
+    """`range(a, b, -s)` visits a, a - s, ... while above b, as Python's range does (Triton
+    3.9 supports a constant negative step; it was refused)."""
+    out = numpy.full(64, -99, numpy.int32)
+    count_down[(1,)](out, start, stop, step, loop, target=target)
+    expected = list(range(start, stop, step))
+    assert out[59] == len(expected)
+    assert out[: len(expected)].tolist() == expected
+    assert (out[60:] == sum(expected)).all()
+
+
+@blkc.jit
+def zero_step(out_ptr, n):
+    for i in range(0, n, 0):  # zero-step
+        tl.store(out_ptr + i, i)
+
+
+def test_a_zero_step_is_refused() -> None:
+    with pytest.raises(blkc.BlkcError, match="a loop's step must not be zero"):
+        zero_step[(1,)](numpy.zeros(4, numpy.int32), 4)
