@@ -434,7 +434,20 @@ def full(shape: Any, value: Any, dtype: Any, *, _semantic: CodeGenerator) -> ten
     if d.is_int_unsigned() and type(fill) is int and fill < 0:
         # Triton's builder takes no negative number for an unsigned constant.
         raise _semantic.error(f"full's value {fill} is negative, and its dtype {d} is unsigned")
-    return _semantic.wrap(ir.constant(fill, d.blkc_dtype, dims))
+    target = d.blkc_dtype
+    low, high = target.int_range if target.is_int else (0, 0)
+    if target.is_int and type(fill) is int and not low <= fill <= high:
+        # Nor one its dtype cannot hold (it would wrap).
+        raise _semantic.error(
+            f"full's value {fill} is out of range for {target.name} ({low} to {high}): "
+            "give a value the dtype holds, or a wider dtype"
+        )
+    if target.is_int and type(fill) is float and not fill.is_integer():
+        raise _semantic.error(
+            f"full's value {fill} is not an integer, and its dtype {target.name} is: convert "
+            "it first (int(...) truncates)"
+        )
+    return _semantic.wrap(ir.constant(fill, target, dims))
 
 
 @builtin

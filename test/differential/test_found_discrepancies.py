@@ -234,6 +234,28 @@ def test_full_of_a_negative_number_and_an_unsigned_dtype_is_refused() -> None:
 
 
 @blkc.jit
+def full_int8(OUT, VALUE: tl.constexpr):  # noqa: N803 - Triton's naming
+    tl.store(OUT + tl.arange(0, 2), tl.full([2], VALUE, tl.int8))
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [(300, r"300 is out of range for int8 \(-128 to 127\)"), (-129, "out of range"),
+     (2.5, "2.5 is not an integer")],
+)  # fmt: skip
+def test_full_of_a_value_its_int_dtype_cannot_hold_is_refused(value: object, words: str) -> None:
+    # Triton refuses it (its builder's get_int8 takes no 300, nor a float); blkc wrapped 300
+    # to 44 and truncated 2.5.
+    out = np.zeros(2, np.int8)
+    for fits in (127, -128, 3.0):
+        full_int8[(1,)](out, VALUE=fits)
+        assert out.tolist() == [int(fits)] * 2
+    with pytest.raises(blkc.BlkcError, match=words) as caught:
+        full_int8[(1,)](out, VALUE=value)
+    assert "tl.full([2], VALUE, tl.int8)" in str(caught.value)
+
+
+@blkc.jit
 def times_assigned(X, OUT, MODE: tl.constexpr):  # noqa: N803 - Triton's naming
     x = tl.load(X + tl.arange(0, 2))
     if MODE == 0:
