@@ -78,6 +78,9 @@ class NestRanges:
     bounds: list[Condition] = field(default_factory=list)
     unmasked: set[Operation] = field(default_factory=set)
     masks: list[Condition] = field(default_factory=list)
+    mask_conditions: dict[Operation, list[Condition]] = field(default_factory=dict)
+    """Each access of `unmasked`: the conditions of `masks` that make up its mask (all
+    true where it is true)."""
     chosen: set[Operation] = field(default_factory=set)
     """The selects those conditions read as their true operand (`x % m` as x, see
     `convert-blk-to-loops`), valid where `choices` hold: every fast copy checks them."""
@@ -369,7 +372,9 @@ def analyse(
             conditions = analysis.mask(mask)
             if conditions is not None:
                 result.unmasked.add(op)
-                result.masks.extend(_choices(result, conditions))
+                kept = _choices(result, conditions)
+                result.mask_conditions[op] = kept
+                result.masks.extend(kept)
         try:
             param, offsets = _pointer_chain(op.ptr, params)
         except LookupError:

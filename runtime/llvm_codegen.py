@@ -186,6 +186,10 @@ class CpuKernelEmitter(FunctionEmitter):
         """Accesses whose loop nest checked that their mask is all true before it ran."""
         self.chosen: set[Operation] = set()
         """Selects whose loop nest checked that their condition is all true before it ran."""
+        self.masked_off: set[Operation] = set()
+        """Accesses whose mask is all false where the loop being emitted runs (and the
+        selects on those masks, which read their false operand): the tail of a split loop
+        past the index where its masks stop holding."""
         self.versioning = True
         """Whether the next loop nest may be versioned (not inside a versioned one)."""
 
@@ -308,6 +312,8 @@ class CpuKernelEmitter(FunctionEmitter):
         """The access's mask and its address lying inside an argument's array (inside the
         one it was derived from, when that is known). Records the access when it is masked
         in but outside."""
+        if op in self.masked_off:
+            return ir.Constant(I1, 0)
         if op in self.unmasked:
             mask = None
         if not self.check_bounds or op in self.proven:
@@ -513,7 +519,7 @@ class CpuKernelEmitter(FunctionEmitter):
         fastest = versions[0] if versions else (None, set(), set(), set(), {})
         Head = tuple[set[Operation], set[Operation], set[Operation]]
         heads: list[Head | None] = [None] * len(versions)
-        split = self._mask_split(op, nest, check) if nest.unmasked else None
+        split, tail_off = self._mask_split(op, nest, check) if nest.unmasked else (None, None)
         if split is not None:
             # One copy in two loops takes the place of those without masks and with masks
             # proven: the iterations before the split (`_mask_split`) without masks and
@@ -551,6 +557,21 @@ class CpuKernelEmitter(FunctionEmitter):
                 self.proven, self.unmasked, self.chosen = head
                 carried = self.emit_loop_range(op, self.get(op.lb), split, self.loop_inits(op))
                 self.proven, self.unmasked, self.chosen = kept
+                if tail_off is not None:
+                    # Past the split every mask is false (`_mask_split`): the tail reads
+                    # nothing through them and stores nothing, and computes on `other`.
+                    off = b.function.append_basic_block("nest.masked_off")
+                    checked = b.function.append_basic_block("nest.to_checked")
+                    b.cbranch(tail_off, off, checked)
+                    b.position_at_end(off)
+                    bad_at_split = self.bad
+                    self.masked_off = nest.unmasked
+                    rest = self.emit_loop_range(op, split, self.get(op.ub), carried)
+                    self.masked_off = set()
+                    arms.append((rest, self.bad, b.block))
+                    b.branch(merge)
+                    self.bad = bad_at_split
+                    b.position_at_end(checked)
                 entries.append((split, carried, self.bad, b.block))
                 # the branch to the tail follows once the checked copy's loop exists
             elif condition is None and entries:
@@ -593,7 +614,7 @@ class CpuKernelEmitter(FunctionEmitter):
 
     def _mask_split(
         self, op: scf.ForOp, nest: access_ranges.NestRanges, check: access_ranges.RangeCheck
-    ) -> ir.Value | None:
+    ) -> tuple[ir.Value, ir.Value | None] | tuple[None, None]:
         """For a loop whose masks hold on a prefix of its iterations (each condition of
         `nest.masks` is `index + rest` bounded above, or `index + rest` bounded below at
         the first index, or free of the index: `cols < n`, `off + cols < n`), the first
@@ -601,7 +622,9 @@ class CpuKernelEmitter(FunctionEmitter):
         loops (nested ones, shorter than `LONG_LOOP`, other steps, other conditions). The
         split copy runs the iterations before it without masks (`emit_for`): a row of 768
         elements in a block of 1024 then reads and writes its 768 with plain vector
-        accesses, and only the last 256 with masked ones."""
+        accesses. With it, where known, whether every access's mask is false from the split
+        on (one of its conditions stops holding there for good): the last 256 iterations
+        then run without memory accesses, else in the checked copy."""
         index = op.body.blocks[0].args[0]
         span = access_ranges.loop_range(index)
         count = access_ranges.trip_count(op)
@@ -612,19 +635,20 @@ class CpuKernelEmitter(FunctionEmitter):
             or not _innermost(op)
             or access_ranges.constant(op.step) != 1
         ):
-            return None
+            return None, None
         first, last = span
         b = self.builder
         wide = ir.IntType(128)  # no sum of two i64 values overflows it
         # The selects the mask conditions read as their true operands must be chosen.
         holds: ir.Value = check.holds(nest.choices)
         split: ir.Value = ir.Constant(wide, last + 1)
+        ends: dict[int, ir.Value] = {}
         for condition in nest.masks:
             coefficient = condition.poly.get((index,), 0)
             if condition.param is not None or coefficient not in (0, 1):
-                return None
+                return None, None
             if any(index in m for m in condition.poly if m != (index,)):
-                return None
+                return None, None
             if coefficient == 0:
                 holds = b.and_(holds, check.holds([condition]))
                 continue
@@ -638,11 +662,24 @@ class CpuKernelEmitter(FunctionEmitter):
                 )
             if condition.high is not None:  # index <= high - rest
                 end = b.sub(ir.Constant(wide, condition.high + 1), rest)
+                ends[id(condition)] = end
                 split = b.select(b.icmp_signed("<", end, split), end, split)
         low = ir.Constant(wide, first)
         split = b.select(b.icmp_signed("<", split, low), low, split)
+        # Where `holds`, an access's mask is false at every index from the split on when
+        # one of its conditions stops holding at or before the split (its end).
+        off = holds
+        for conditions in nest.mask_conditions.values():
+            stops = [ends[id(c)] for c in conditions if id(c) in ends]
+            if not stops:
+                off = None  # a mask that never stops holding
+                break
+            any_stop = b.icmp_signed("<=", stops[0], split)
+            for end in stops[1:]:
+                any_stop = b.or_(any_stop, b.icmp_signed("<=", end, split))
+            off = b.and_(off, any_stop)
         split = b.select(holds, split, low)
-        return b.trunc(split, self.get(op.lb).type)
+        return b.trunc(split, self.get(op.lb).type), off
 
     def _prefix_check(
         self, op: scf.ForOp, nest: access_ranges.NestRanges, split: ir.Value
@@ -728,6 +765,9 @@ class CpuKernelEmitter(FunctionEmitter):
         )
 
     def emit_select(self, op: arith.SelectOp) -> None:
+        if op in self.masked_off:
+            self.set(op, self.get(op.rhs))
+            return
         if op in self.chosen or op in self.unmasked:
             self.set(op, self.get(op.lhs))
             return
