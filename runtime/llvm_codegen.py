@@ -531,12 +531,21 @@ class CpuKernelEmitter(FunctionEmitter):
             condition = prefix.holds([*(nest.bounds if proven else []), *nest.choices])
             versions = [(condition, set(), set(), set(), {})]
             heads = [(proven, nest.unmasked, nest.chosen)]
+            # Its prefix streams its stores where they qualify over the prefix (a row of
+            # 768 in a block of 1024 too), in a copy of the split copy in place of a
+            # streaming copy of the whole nest, which needs every mask to hold.
+            fastest = (condition, proven, nest.unmasked, nest.chosen, {})
+            streaming = self._streaming_version(streams, prefix, fastest)
+            if streaming is not None:
+                versions.insert(0, streaming)
+                heads.insert(0, (proven, nest.unmasked, nest.chosen))
+        else:
+            streaming = self._streaming_version(streams, check, fastest)
+            if streaming is not None:
+                versions.insert(0, streaming)
+                heads.insert(0, None)
         versions.append((None, set(), set(), set(), {}))
         heads.append(None)
-        streaming = self._streaming_version(streams, check, fastest)
-        if streaming is not None:
-            versions.insert(0, streaming)
-            heads.insert(0, None)
         merge = b.function.append_basic_block("nest.end")
         bad_before = self.bad
         self.versioning = False
@@ -564,10 +573,10 @@ class CpuKernelEmitter(FunctionEmitter):
                     checked = b.function.append_basic_block("nest.to_checked")
                     b.cbranch(tail_off, off, checked)
                     b.position_at_end(off)
-                    bad_at_split = self.bad
-                    self.masked_off = nest.unmasked
+                    bad_at_split, streamed = self.bad, self.streams
+                    self.masked_off, self.streams = nest.unmasked, {}
                     rest = self.emit_loop_range(op, split, self.get(op.ub), carried)
-                    self.masked_off = set()
+                    self.masked_off, self.streams = set(), streamed
                     arms.append((rest, self.bad, b.block))
                     b.branch(merge)
                     self.bad = bad_at_split
