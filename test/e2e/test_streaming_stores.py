@@ -89,7 +89,7 @@ def test_runs_on_any_16_byte_boundary_stream() -> None:
 
 @needs_x86
 @pytest.mark.parametrize("check", ["1", "0"])
-@pytest.mark.parametrize("cols", [1024, 1000, 2500])
+@pytest.mark.parametrize("cols", [1024, 1000, 768, 300, 2500])
 def test_a_store_through_a_moved_pointer_streams(
     monkeypatch: pytest.MonkeyPatch, cols: int, check: str
 ) -> None:
