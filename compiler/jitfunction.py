@@ -343,10 +343,18 @@ class JITFunction(KeptLaunchers, _Launchable):
             pointee = None if array is None else dtypes.from_numpy(array[0])
         except dtypes.UnknownDTypeError as err:
             raise TypeError(f"kernel '{self.__name__}', argument '{name}': {err}") from None
+        scalar = dtypes.from_numpy(value.dtype) if isinstance(value, numpy.generic) else None
+        element = pointee or scalar
+        if element is not None and element.is_complex:
+            raise TypeError(
+                f"kernel '{self.__name__}', argument '{name}': kernels take no complex "
+                f"numbers ({element.name}), as Triton's have none: pass the real and "
+                "imaginary parts (x.real, x.imag) or a view of the floats (x.view(numpy.float32))"
+            )
         if pointee is not None:
             return _Spec(f"!blk.ptr<{pointee.mlir}>")
-        if isinstance(value, numpy.generic):
-            return _Spec(dtypes.from_numpy(value.dtype).mlir)
+        if scalar is not None:
+            return _Spec(scalar.mlir)
         if isinstance(value, bool):
             return _Spec("i1")
         if isinstance(value, int):

@@ -124,6 +124,10 @@ def test_a_mistake_reads_like_a_compiler_message(
             "copy[(1,)](list(x), numpy.empty_like(x), 8)",
             "TypeError: kernel 'copy', argument 'X': cannot pass list to a kernel",
         ),
+        (
+            "copy[(1,)](x.astype(numpy.complex64), numpy.empty_like(x), 8)",
+            "TypeError: kernel 'copy', argument 'X': kernels take no complex numbers (complex64)",
+        ),
         ("copy[8.5](x, numpy.empty_like(x), 8)", "TypeError: a grid is a tuple of 1 to 3 ints"),
         (
             "copy[(1,)](x, numpy.empty(4, numpy.float32), 8)",
