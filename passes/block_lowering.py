@@ -644,9 +644,7 @@ class BlockLowering(ABC):
         yield_op = new_block.last_op
         assert isinstance(yield_op, scf.YieldOp)
         self._lower_block_until(new_block, yield_op)
-        yield_here = Builder(new_block, yield_op)
-        for i, buffer in buffers.items():
-            self.copy_into(yield_op.operands[i], buffer, yield_here, temporary=True)
+        self._carry_on(yield_op, buffers, Builder(new_block, yield_op))
         new_yield = scf.YieldOp(*(yield_op.operands[i] for i in scalar_positions))
         new_block.insert_op_before(new_yield, yield_op)
         yield_op.detach()
@@ -660,6 +658,33 @@ class BlockLowering(ABC):
             op.results[i].replace_all_uses_with(result)
         for i, buffer in buffers.items():
             self.buffers[op.results[i]] = buffer
+
+    def _carry_on(
+        self, yield_op: scf.YieldOp, buffers: dict[int, SSAValue], here: Builder
+    ) -> None:
+        """Fill each carried block's buffer with the block `yield_op` yields for it, as one
+        simultaneous assignment (``a, b = b, a + b``): first every yielded block is computed
+        into a buffer of its own (a block that is another carried one, whose buffer this
+        fills, is copied aside), while the carried buffers still hold this iteration's
+        blocks; then they are copied in."""
+        carried = list(buffers.values())
+        sources: dict[int, SSAValue] = {}
+        for i, buffer in buffers.items():
+            value = yield_op.operands[i]
+            if value not in self.buffers:
+                self.materialize(value, here)
+            source = self.buffers[value]
+            if source is not buffer and any(source is c for c in carried):
+                aside = self.alloca(shape_of(value.type), elem_type(value))
+                self.copy_into(value, aside, here)
+                source = aside
+            sources[i] = source
+        for i, buffer in buffers.items():
+            value = yield_op.operands[i]
+            if sources[i] is buffer:
+                continue  # computed in place (a dot accumulating into its loop's buffer)
+            self.buffers[value] = sources[i]  # its block's values now live there
+            self.copy_into(value, buffer, here, temporary=True)
 
     @staticmethod
     def _starts_in_first_iteration(op: scf.ForOp, i: int) -> bool:
@@ -748,9 +773,7 @@ class BlockLowering(ABC):
         yield_op = new_after.last_op
         assert isinstance(yield_op, scf.YieldOp)
         self._lower_block_until(new_after, yield_op)
-        yield_here = Builder(new_after, yield_op)
-        for i, buffer in buffers.items():
-            self.copy_into(yield_op.operands[i], buffer, yield_here, temporary=True)
+        self._carry_on(yield_op, buffers, Builder(new_after, yield_op))
         new_after.insert_op_before(scf.YieldOp(*(yield_op.operands[i] for i in scalars)), yield_op)
         yield_op.detach()
         yield_op.erase()

@@ -233,3 +233,70 @@ def zero_step(out_ptr, n):
 def test_a_zero_step_is_refused() -> None:
     with pytest.raises(blkc.BlkcError, match="a loop's step must not be zero"):
         zero_step[(1,)](numpy.zeros(4, numpy.int32), 4)
+
+
+@blkc.jit
+def simultaneous(x_ptr, out_ptr, n, KIND: tl.constexpr, R: tl.constexpr):
+    r = tl.arange(0, R)
+    a = tl.zeros([R], tl.int32) + r
+    b = tl.full([R], 1, tl.int32)
+    c = tl.full([R], 100, tl.int32)
+    p = x_ptr + r
+    q = x_ptr + R + r
+    if KIND == "fib":
+        for _i in range(n):
+            a, b = b, a + b
+    elif KIND == "swap":
+        for _i in range(n):
+            a, b = b, a
+    elif KIND == "rotate":
+        i = 0
+        while i < n:
+            a, b, c = b, c, a
+            i += 1
+    elif KIND == "pointers":
+        for _i in range(n):
+            a += tl.load(p)
+            p, q = q, p
+    elif KIND == "previous":
+        for i in range(n):
+            x = tl.load(x_ptr + i * R + r)
+            d = x - b  # the previous block
+            b = x
+            a = a + d
+    tl.store(out_ptr + r, a)
+    tl.store(out_ptr + R + r, b)
+    tl.store(out_ptr + 2 * R + r, c)
+
+
+def _simultaneous_reference(x: numpy.ndarray, n: int, kind: str) -> numpy.ndarray:
+    r = numpy.arange(4)
+    a, b, c = r.copy(), numpy.ones(4, int), numpy.full(4, 100)
+    p, q = 0, 4
+    for i in range(n):
+        if kind == "fib":
+            a, b = b, a + b
+        elif kind == "swap":
+            a, b = b, a
+        elif kind == "rotate":
+            a, b, c = b, c, a
+        elif kind == "pointers":
+            a = a + x[p + r]
+            p, q = q, p
+        else:
+            xs = x[i * 4 + r]
+            a, b = a + (xs - b), xs
+    return numpy.concatenate([a, b, c])
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+@pytest.mark.parametrize("kind", ["fib", "swap", "rotate", "pointers", "previous"])
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 10])
+def test_blocks_carried_by_a_loop_are_assigned_at_once(kind: str, n: int, target: str) -> None:
+    """`a, b = b, a + b` on blocks reads both old blocks before either changes (it wrote the
+    new `a` into a's buffer first, so fib(10) gave 256), as do rotations, swapped blocks of
+    pointers and a block kept from the previous iteration, in for and while loops."""
+    x = numpy.arange(64, dtype=numpy.int32) * 3 % 17
+    out = numpy.zeros(12, numpy.int32)
+    simultaneous[(1,)](x, out, n, kind, 4, target=target)
+    numpy.testing.assert_array_equal(out, _simultaneous_reference(x, n, kind))
