@@ -34,6 +34,13 @@ It applies to a loop in the kernel's entry block, with no carried values, whose 
 which program it is, and every program computes the same bounds and step). Programs then
 differ only in which iterations they run, which the grid leaves unordered anyway: two
 iterations that touch the same memory in different programs race on a GPU too.
+
+But iterations of one program run in order, and after the rewrite iterations `%n` apart
+(one program's) land in different programs. So the loop is kept as written where its
+iterations may depend on each other through memory: where it loads through an argument
+the kernel writes (`Out[row] = Out[row - n] + x`; with `disjoint_args`, only an argument
+it writes itself counts, and the function is marked as relying on that), runs an atomic,
+or stores to an address that does not change with the iteration.
 """
 
 from __future__ import annotations
@@ -42,12 +49,14 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, Signedness, i64
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, ModuleOp, Signedness, UnitAttr, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from blkc.dialects import blk
 from blkc.dialects.kernels import kernel_functions
+from blkc.passes.block_lowering import DISJOINT_ARGS_ATTR
+from blkc.passes.written_arguments import pointer_bases, written_arguments
 
 
 @dataclass(frozen=True)
@@ -56,10 +65,61 @@ class ContiguousPersistentLoopsPass(ModulePass):
 
     name = "contiguous-persistent-loops"
 
+    disjoint_args: bool = False
+    """Whether distinct pointer arguments may be assumed not to overlap."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for function in kernel_functions(op):
             for loop in [o for o in function.body.block.ops if isinstance(o, scf.ForOp)]:
-                _rewrite(function, loop)
+                if _rewrite(function, loop, self.disjoint_args):
+                    function.attributes[DISJOINT_ARGS_ATTR] = UnitAttr()
+
+
+def _ordered_through_memory(function: func.FuncOp, loop: scf.ForOp, disjoint: bool) -> bool:
+    """Whether `loop`'s iterations may depend on each other through memory (see the module
+    docstring), assuming distinct arguments disjoint where `disjoint`."""
+    written = written_arguments(function)
+    index = loop.body.blocks[0].args[0]
+    for op in loop.walk():
+        if isinstance(op, blk.AtomicRMWOp | blk.AtomicCASOp):
+            return True
+        if isinstance(op, blk.LoadOp):
+            bases = pointer_bases(op.ptr, function)
+            if bases is None or any(written[i] for i in bases):
+                return True
+            if not disjoint and any(written):
+                return True  # the array written may be the one read
+        if isinstance(op, blk.StoreOp) and not _depends_on(op.ptr, index, loop):
+            return True
+    return False
+
+
+def _relies_on_disjoint_args(function: func.FuncOp, loop: scf.ForOp) -> bool:
+    """Whether `loop` loads through an argument while the kernel writes through another."""
+    return any(written_arguments(function)) and any(isinstance(o, blk.LoadOp) for o in loop.walk())
+
+
+def _depends_on(value: SSAValue, index: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether `value` may be computed from `index` (or from a value an inner loop carries)
+    by ops inside `loop`."""
+    seen: set[SSAValue] = set()
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if v is index:
+            return True
+        if v in seen:
+            continue
+        seen.add(v)
+        owner = v.owner
+        if isinstance(owner, Operation):
+            if loop.is_ancestor(owner):
+                stack.extend(owner.operands)
+        else:  # a block argument: of an inner loop, or from outside `loop`
+            parent = owner.parent_op()
+            if parent is not None and parent is not loop and loop.is_ancestor(parent):
+                return True
+    return False
 
 
 def _program_start(lb: SSAValue) -> tuple[blk.ProgramIdOp, SSAValue | None] | None:
@@ -76,7 +136,9 @@ def _program_start(lb: SSAValue) -> tuple[blk.ProgramIdOp, SSAValue | None] | No
     return None
 
 
-def _rewrite(function: func.FuncOp, loop: scf.ForOp) -> None:
+def _rewrite(function: func.FuncOp, loop: scf.ForOp, disjoint: bool) -> bool:
+    """Rewrite `loop` where it qualifies; whether the rewrite relied on disjoint
+    arguments."""
     kind = loop.lb.type
     if (
         loop.iter_args
@@ -85,18 +147,21 @@ def _rewrite(function: func.FuncOp, loop: scf.ForOp) -> None:
         or loop.ub.type != kind
         or loop.step.type != kind
     ):
-        return
+        return False
     found = _program_start(loop.lb)
     if found is None:
-        return
+        return False
     pid, offset = found
     axis = pid.axis.value.data
     same_axis = [
         o for o in function.walk() if isinstance(o, blk.ProgramIdOp) and o.axis.value.data == axis
     ]
     if same_axis != [pid] or not pid.result.has_one_use():
-        return  # another use (the offset's too): which program runs what may matter
+        return False  # another use (the offset's too): which program runs what may matter
+    if _ordered_through_memory(function, loop, disjoint):
+        return False
     _contiguous(loop, kind, pid, offset, axis)
+    return disjoint and _relies_on_disjoint_args(function, loop)
 
 
 def _contiguous(

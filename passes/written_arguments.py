@@ -35,6 +35,12 @@ def written_arguments(function: func.FuncOp) -> list[bool]:
     return [i in written for i in range(len(entry.args))]
 
 
+def pointer_bases(ptr: SSAValue, function: func.FuncOp) -> set[int] | None:
+    """The indices of `function`'s arguments pointer `ptr` may derive from (traced as
+    writes are); None where it cannot be traced."""
+    return _bases(ptr, function.body.blocks[0], set())
+
+
 def _bases(ptr: SSAValue, entry: Block, seen: set[SSAValue]) -> set[int] | None:
     """The indices of the entry arguments `ptr` may derive from; None where untraceable."""
     if ptr in seen:
@@ -73,4 +79,4 @@ def _union(*parts: set[int] | None) -> set[int] | None:
     return set().union(*parts)  # type: ignore[arg-type]
 
 
-__all__ = ["written_arguments"]
+__all__ = ["pointer_bases", "written_arguments"]

@@ -84,3 +84,30 @@ def test_the_cpu_lowering_gives_programs_consecutive_rows() -> None:
     loops = compiled.asm["loops"]
     # the run of rows: ceil(count / num_programs), then each program's first and last row
     assert loops.count("arith.divsi") == 1 and loops.count("arith.minsi") == 2
+
+
+@blkc.jit
+def chained_rows(x_ptr, out_ptr, n_rows, B: tl.constexpr):
+    pid = tl.program_id(0)
+    nprog = tl.num_programs(0)
+    r = tl.arange(0, B)
+    for row in tl.range(pid, n_rows, nprog):  # program pid owns rows pid, pid + nprog, ...
+        x = tl.load(x_ptr + row * B + r)
+        prev = tl.load(out_ptr + (row - nprog) * B + r, mask=(row >= nprog) & (r >= 0), other=0.0)
+        tl.store(out_ptr + row * B + r, prev + x)
+
+
+def test_rows_that_read_what_an_earlier_iteration_wrote_keep_their_program() -> None:
+    """Row `row` reads what row `row - nprog`, an earlier iteration of the same program,
+    stored: Triton orders them. Given consecutive rows, that row belonged to another
+    program running at the same time (about one launch in ten read zeros), so such a loop
+    keeps Triton's assignment."""
+    rows, programs, b = 4000, 4, 16
+    x = numpy.ones((rows, b), numpy.float32)
+    expected = (numpy.arange(rows) // programs + 1).astype(numpy.float32)[:, None] + 0 * x
+    for _ in range(30):
+        out = numpy.zeros_like(x)
+        chained_rows[(programs,)](x, out, rows, B=b)
+        numpy.testing.assert_array_equal(out, expected)
+    loops = chained_rows.warmup(x, out, rows, B=b, grid=(programs,)).asm["loops"]
+    assert "arith.divsi" not in loops  # no runs of consecutive rows

@@ -1,4 +1,5 @@
 // RUN: blk-opt %s -p contiguous-persistent-loops | filecheck %s
+// RUN: blk-opt %s -p 'contiguous-persistent-loops{disjoint_args=true}' | filecheck %s --check-prefix=DISJOINT
 
 // A persistent loop (start program_id, step num_programs) gives program p the p-th of
 // num_programs runs of ceil(count / num_programs) consecutive iterations.
@@ -23,12 +24,14 @@
 // CHECK-NEXT:    %[[UB32:.*]] = arith.trunci %[[LAST]] : i64 to i32
 // CHECK-NEXT:    %[[STEP:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:    scf.for %row = %[[LB32]] to %[[UB32]] step %[[STEP]] : i32 {
-// CHECK-NEXT:      blk.store %out, %row
+// CHECK-NEXT:      %at = blk.addptr %out, %row
+// CHECK-NEXT:      blk.store %at, %row
 func.func @rows(%out: !blk.ptr<i32>, %rows: i32) attributes {blk.kernel} {
   %pid = blk.program_id 0 : i32
   %n = blk.num_programs 0 : i32
   scf.for %row = %pid to %rows step %n : i32 {
-    blk.store %out, %row : !blk.ptr<i32>
+    %at = blk.addptr %out, %row : !blk.ptr<i32>, i32 -> !blk.ptr<i32>
+    blk.store %at, %row : !blk.ptr<i32>
   }
   func.return
 }
@@ -54,7 +57,8 @@ func.func @offset_and_step(%out: !blk.ptr<i32>, %rows: i32, %offset: i32, %step:
   %pid = blk.program_id 0 : i32
   %start = blk.add %offset, %pid : i32, i32 -> i32
   scf.for %row = %start to %rows step %step : i32 {
-    blk.store %out, %row : !blk.ptr<i32>
+    %at = blk.addptr %out, %row : !blk.ptr<i32>, i32 -> !blk.ptr<i32>
+    blk.store %at, %row : !blk.ptr<i32>
   }
   func.return
 }
@@ -109,6 +113,70 @@ func.func @nested(%out: !blk.ptr<i32>, %rows: i32, %go: i1) attributes {blk.kern
     scf.for %row = %pid to %rows step %n : i32 {
       blk.store %out, %row : !blk.ptr<i32>
     }
+  }
+  func.return
+}
+
+// Iterations that may depend on each other through memory keep their order (one
+// program's iterations run in order; a rewrite would put rows n apart in different
+// programs): a load through an argument the kernel writes (Out[row] = Out[row - n] + 1),
+// an atomic, a store to the same address in every iteration. With disjoint arguments a
+// load through another argument is no such dependency.
+
+// CHECK-LABEL: func.func @reads_what_it_writes
+// CHECK:         scf.for %row = %pid to %rows step %n : i32 {
+// DISJOINT-LABEL: func.func @reads_what_it_writes
+// DISJOINT:         scf.for %row = %pid to %rows step %n : i32 {
+func.func @reads_what_it_writes(%out: !blk.ptr<i32>, %rows: i32) attributes {blk.kernel} {
+  %pid = blk.program_id 0 : i32
+  %n = blk.num_programs 0 : i32
+  scf.for %row = %pid to %rows step %n : i32 {
+    %before = blk.sub %row, %n : i32, i32 -> i32
+    %from = blk.addptr %out, %before : !blk.ptr<i32>, i32 -> !blk.ptr<i32>
+    %prev = blk.load %from : !blk.ptr<i32>
+    %at = blk.addptr %out, %row : !blk.ptr<i32>, i32 -> !blk.ptr<i32>
+    blk.store %at, %prev : !blk.ptr<i32>
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @atomic
+// CHECK:         scf.for %row = %pid to %rows step %n : i32 {
+func.func @atomic(%out: !blk.ptr<i32>, %rows: i32) attributes {blk.kernel} {
+  %pid = blk.program_id 0 : i32
+  %n = blk.num_programs 0 : i32
+  scf.for %row = %pid to %rows step %n : i32 {
+    %at = blk.addptr %out, %row : !blk.ptr<i32>, i32 -> !blk.ptr<i32>
+    %old = blk.atomic_rmw add, %at, %row : !blk.ptr<i32>, i32 -> i32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @same_address
+// CHECK:         scf.for %row = %pid to %rows step %n : i32 {
+func.func @same_address(%out: !blk.ptr<i32>, %rows: i32) attributes {blk.kernel} {
+  %pid = blk.program_id 0 : i32
+  %n = blk.num_programs 0 : i32
+  scf.for %row = %pid to %rows step %n : i32 {
+    blk.store %out, %row : !blk.ptr<i32>
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @reads_another_argument
+// CHECK:         scf.for %row = %pid to %rows step %n : i32 {
+// DISJOINT-LABEL: func.func @reads_another_argument
+// DISJOINT-SAME:    attributes {blk.kernel, blk.disjoint_args}
+// DISJOINT-NOT:     scf.for %row = %pid
+// DISJOINT:         scf.for %row = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
+func.func @reads_another_argument(%x: !blk.ptr<i32>, %out: !blk.ptr<i32>, %rows: i32) attributes {blk.kernel} {
+  %pid = blk.program_id 0 : i32
+  %n = blk.num_programs 0 : i32
+  scf.for %row = %pid to %rows step %n : i32 {
+    %from = blk.addptr %x, %row : !blk.ptr<i32>, i32 -> !blk.ptr<i32>
+    %v = blk.load %from : !blk.ptr<i32>
+    %at = blk.addptr %out, %row : !blk.ptr<i32>, i32 -> !blk.ptr<i32>
+    blk.store %at, %v : !blk.ptr<i32>
   }
   func.return
 }
