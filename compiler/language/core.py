@@ -489,6 +489,33 @@ def _check_hint(sem: CodeGenerator, value: Any, allowed: tuple[str, ...], what: 
     raise sem.error(f"{what} {found!r} is not supported: use one of {choices} (or leave it out)")
 
 
+def _fits_pointer(sem: CodeGenerator, op: str, ptr: SSAValue, operands: dict[str, Any]) -> None:
+    """As Triton: an access's value, mask and `other` broadcast to its pointers' shape,
+    never the pointers to theirs (a block value through a scalar pointer is an error, not
+    a store of one element)."""
+    where = sem.shape_of(ptr)
+    for name, value in operands.items():
+        if value is None:
+            continue
+        shape = sem.shape_of(value)
+        if not where and shape:
+            raise sem.error(
+                f"{op}'s {name} is a block of shape {list(shape)} but its pointer is a scalar: "
+                f"reduce it first (tl.sum, tl.max, ...) or {op} through a block of pointers "
+                f"({name.capitalize()} argument cannot be block type if pointer argument is "
+                "not a block)"
+            )
+        fits = len(shape) <= len(where) and all(
+            n in (1, m) for n, m in zip(reversed(shape), reversed(where), strict=False)
+        )
+        if where and not fits:
+            raise sem.error(
+                f"{op}'s {name} has shape {list(shape)}, which does not broadcast to its "
+                f"pointers' shape {list(where)}: the pointers are not broadcast to it (Expected "
+                f"pointer argument to have shape {list(shape)} but got {list(where)})"
+            )
+
+
 @builtin
 def load(
     pointer: Any,
@@ -517,6 +544,7 @@ def load(
     ptr = sem.value(pointer, "load's pointer")
     m = None if sem.is_none(mask) else sem.value(mask, "load's mask")
     o = None if sem.is_none(other) else sem.value(other, "load's other")
+    _fits_pointer(sem, "load", ptr, {"mask": m, "other": o})
     return sem.wrap(sem.ir.load(ptr, m, o))
 
 
@@ -544,7 +572,9 @@ def store(
     if boundary_check:
         raise sem.error(_NOT_A_BLOCK_POINTER.format(what="storing", op="store"))
     m = None if sem.is_none(mask) else sem.value(mask, "store's mask")
-    sem.ir.store(sem.value(pointer, "store's pointer"), sem.value(value, "store's value"), m)
+    ptr, v = sem.value(pointer, "store's pointer"), sem.value(value, "store's value")
+    _fits_pointer(sem, "store", ptr, {"value": v, "mask": m})
+    sem.ir.store(ptr, v, m)
 
 
 def _atomic(kind: str) -> Callable[..., tensor]:
@@ -561,7 +591,9 @@ def _atomic(kind: str) -> Callable[..., tensor]:
         _check_hint(s, sem, MEMORY_SEMANTICS, f"atomic_{kind}'s sem")
         _check_hint(s, scope, MEMORY_SCOPES, f"atomic_{kind}'s scope")
         m = None if s.is_none(mask) else s.value(mask, "the atomic's mask")
-        result = s.ir.atomic_rmw(kind, s.value(pointer, "the pointer"), s.value(val, "val"), m)
+        ptr, v = s.value(pointer, "the pointer"), s.value(val, "val")
+        _fits_pointer(s, f"atomic_{kind}", ptr, {"value": v, "mask": m})
+        result = s.ir.atomic_rmw(kind, ptr, v, m)
         return s.wrap(result)
 
     atomic.__name__ = atomic.__qualname__ = f"atomic_{kind}"

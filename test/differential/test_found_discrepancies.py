@@ -299,3 +299,46 @@ def test_full_of_a_block_of_more_than_one_element_is_refused() -> None:
     with pytest.raises(blkc.BlkcError, match="only accepts size-1 tensor") as caught:
         full_of_block[(1,)](np.array([3, 5], np.int32), out, ONE=False)
     assert "tl.full([2], value, tl.int32)" in str(caught.value)
+
+
+@blkc.jit
+def through_one_pointer(X, OUT, MODE: tl.constexpr):  # noqa: N803 - Triton's naming
+    r = tl.arange(0, 8)
+    x = tl.load(X + r)
+    if MODE == "store":
+        tl.store(OUT, x)  # a forgotten tl.sum
+    elif MODE == "atomic":
+        tl.atomic_add(OUT, x)
+    elif MODE == "mask":
+        tl.store(OUT, 1.0, mask=x > 0)
+    elif MODE == "load":
+        tl.store(OUT, tl.load(X, mask=x > 0, other=0.0))
+    elif MODE == "wider":
+        tl.store(OUT + r[:, None], x[:, None] + x[None, :])
+    else:
+        tl.store(OUT + r[:, None] + 8 * r[None, :], x[:, None] + x[None, :])
+
+
+@pytest.mark.parametrize(
+    ("mode", "words"),
+    [
+        ("store", "store's value is a block of shape [8] but its pointer is a scalar"),
+        ("atomic", "atomic_add's value is a block of shape [8] but its pointer is a scalar"),
+        ("mask", "store's mask is a block of shape [8] but its pointer is a scalar"),
+        ("load", "load's mask is a block of shape [8] but its pointer is a scalar"),
+        ("wider", "store's value has shape [8, 8], which does not broadcast to its pointers' "
+                  "shape [8, 1]"),
+    ],
+)  # fmt: skip
+def test_a_block_through_fewer_pointers_is_refused(mode: str, words: str) -> None:
+    # Triton refuses it ("Value argument cannot be block type if pointer argument is not a
+    # block"); blkc broadcast the pointers: a block stored through one pointer kept its last
+    # element, an atomic added them all.
+    x = np.arange(1, 9, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    with pytest.raises(blkc.BlkcError) as caught:
+        through_one_pointer[(1,)](x, out, MODE=mode)
+    assert words in str(caught.value)
+    assert "test_found_discrepancies.py" in str(caught.value)
+    through_one_pointer[(1,)](x, out, MODE="square")  # pointers of the value's shape
+    np.testing.assert_array_equal(out.reshape(8, 8), (x[:, None] + x[None, :]).T)

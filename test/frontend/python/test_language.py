@@ -465,7 +465,7 @@ def histogram(x_ptr, bins_ptr, n, BLOCK: tl.constexpr):
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask, other=0)
     tl.atomic_add(bins_ptr + x, 1, mask=mask)
-    tl.atomic_max(bins_ptr + 8, x, mask=mask)
+    tl.atomic_max(bins_ptr + 8 + 0 * x, x, mask=mask)  # a block of pointers to one element
 
 
 def test_atomics_from_many_programs() -> None:
