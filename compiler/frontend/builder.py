@@ -399,7 +399,18 @@ class IRBuilder:
         offset = self.typed(offset)
         if dtype_of(offset.type) is None or not dtype_of(offset.type).is_int:  # type: ignore[union-attr]
             raise self.error(f"a pointer offset must be an integer, got {offset.type}")
-        return self.elementwise(blk.AddPtrOp, [ptr, offset])
+        return self.elementwise(blk.AddPtrOp, [ptr, self.signed_offset(offset)])
+
+    def signed_offset(self, offset: SSAValue) -> SSAValue:
+        """An integer offset as a signed one of the same value: `blk.addptr` reads its
+        offset as signed, so an unsigned one narrower than 64 bits is zero-extended (uint8
+        and uint16 to int32, uint32 to int64), as Triton does (a uint8 offset of 200 was
+        -56)."""
+        offset = self.typed(offset)
+        d = dtype_of(offset.type)
+        if d is None or not d.is_unsigned or d.width >= 64:
+            return offset
+        return self.cast(offset, dtypes.int32 if d.width < 32 else dtypes.int64)
 
     def to_bool(self, value: SSAValue) -> SSAValue:
         """`value` as bool: comparisons pass through, numbers compare unequal to zero."""

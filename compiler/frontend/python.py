@@ -694,7 +694,7 @@ class CodeGenerator:
         if name == "add" and not (lptr and rptr):
             return self.ir.addptr(lhs, rhs) if lptr else self.ir.addptr(rhs, lhs)
         if name == "sub" and lptr and not rptr:
-            return self.ir.addptr(lhs, self.ir.unary("neg", self.ir.typed(rhs)))
+            return self.ir.addptr(lhs, self.ir.unary("neg", self.ir.signed_offset(rhs)))
         triton = (
             "cannot add pointers together"
             if name == "add"

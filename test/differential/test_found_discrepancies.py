@@ -342,3 +342,27 @@ def test_a_block_through_fewer_pointers_is_refused(mode: str, words: str) -> Non
     assert "test_found_discrepancies.py" in str(caught.value)
     through_one_pointer[(1,)](x, out, MODE="square")  # pointers of the value's shape
     np.testing.assert_array_equal(out.reshape(8, 8), (x[:, None] + x[None, :]).T)
+
+
+@blkc.jit
+def table_lookup(TABLE, CODES, OUT, base, B: tl.constexpr):  # noqa: N803 - Triton's naming
+    r = tl.arange(0, B)
+    c = tl.load(CODES + r)
+    tl.store(OUT + r, tl.load(TABLE + base + c))
+    tl.store(OUT + B + r, tl.load(TABLE + base + 70000 - c))
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [np.array([0, 1, 127, 128, 200, 255, 44, 254], np.uint8),
+     np.array([0, 1, 127, 128, 32767, 32768, 40000, 65535], np.uint16),
+     np.array([0, 1, 2**31 - 1, 2**31, 5, 6, 7, 8], np.uint32) % 60000],
+)  # fmt: skip
+def test_an_unsigned_pointer_offset_is_zero_extended(codes: np.ndarray) -> None:
+    # Triton zero-extends an unsigned offset narrower than 64 bits; blkc sign-extended it,
+    # so a uint8 code of 200 read 56 elements before the base.
+    table = np.arange(200000, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    table_lookup[(1,)](table, codes, out, 50000, B=8)
+    wide = codes.astype(np.int64)
+    np.testing.assert_array_equal(out, np.concatenate([table[50000 + wide], table[120000 - wide]]))
