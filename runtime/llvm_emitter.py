@@ -88,6 +88,37 @@ def abi_type(t: Attribute) -> ir.Type:
     return llvm_type(t)
 
 
+STACK_BUFFER_BYTES = 4 << 20
+"""The most bytes of buffers (`memref.alloca`: materialized blocks) a program keeps on its
+thread's stack. Beyond, its buffers of at least `HEAP_BUFFER_MIN_BYTES` are allocated on the
+heap (`aligned_alloc`, freed at return): two 2**20-element float32 blocks of a cumsum
+overflowed an 8 MiB stack and killed the process."""
+
+HEAP_BUFFER_MIN_BYTES = 64 << 10
+
+
+def _array_bytes(array: ir.ArrayType) -> int:
+    element = array.element
+    if isinstance(element, ir.IntType):
+        size = -(-element.width // 8)
+    elif isinstance(element, ir.FloatType):
+        size = 4
+    elif isinstance(element, ir.HalfType):
+        size = 2
+    else:
+        size = 8  # double, pointers
+    return array.count * size
+
+
+def _buffer_bytes(function: func.FuncOp) -> int:
+    """The bytes of all of `function`'s `memref.alloca` buffers."""
+    return sum(
+        _array_bytes(buffer_type(op.memref.type))
+        for op in function.walk()
+        if isinstance(op, memref.AllocaOp)
+    )
+
+
 def buffer_type(t: Attribute) -> ir.ArrayType:
     """The LLVM array holding a `memref` buffer's elements, in row-major order."""
     assert isinstance(t, MemRefType)
@@ -121,6 +152,8 @@ class FunctionEmitter:
         ...), as i32."""
         self._strings: dict[str, ir.GlobalVariable] = {}
         self._loop_hints: dict[str, ir.MDValue] = {}
+        self._heap_buffers: list[ir.Value] | bool | None = None
+        """The buffers on the heap (False: none may be; None: not decided yet)."""
 
     # -- functions ---------------------------------------------------------------------
 
@@ -404,14 +437,33 @@ class FunctionEmitter:
 
     def emit_return(self, op: func.ReturnOp) -> None:
         self.before_return()
+        self.free_heap_buffers()
         self.builder.ret_void()
 
     # -- memory ------------------------------------------------------------------------
 
     def emit_alloca(self, op: memref.AllocaOp) -> None:
-        slot = self.allocas.alloca(buffer_type(op.memref.type))
+        array = buffer_type(op.memref.type)
+        if self._heap_buffers is None:
+            self._heap_buffers = [] if _buffer_bytes(self.function) > STACK_BUFFER_BYTES else False
+        if self._heap_buffers is not False and _array_bytes(array) >= HEAP_BUFFER_MIN_BYTES:
+            # On the heap: a thread's stack (8 MiB) would overflow, killing the process.
+            size = ir.Constant(I64, -(-_array_bytes(array) // 64) * 64)
+            allocate = self.declare("aligned_alloc", PTR, [I64, I64])
+            slot = self.allocas.call(allocate, [ir.Constant(I64, 64), size])
+            self._heap_buffers.append(slot)
+            self.set(op, slot)
+            return
+        slot = self.allocas.alloca(array)
         slot.align = 64
         self.set(op, slot)
+
+    def free_heap_buffers(self) -> None:
+        """Free the buffers `emit_alloca` put on the heap (before each return)."""
+        if self._heap_buffers:
+            release = self.declare("free", ir.VoidType(), [PTR])
+            for slot in self._heap_buffers:
+                self.builder.call(release, [slot])
 
     def _buffer_address(self, ref: SSAValue, indices: Sequence[SSAValue]) -> ir.Value:
         t = ref.type
@@ -421,8 +473,9 @@ class FunctionEmitter:
         linear: ir.Value = ir.Constant(I64, 0)
         for size, index in zip(shape, indices, strict=True):
             linear = b.add(b.mul(linear, ir.Constant(I64, size)), self.get(index))
-        # The alloca's pointer is typed ([N x T]*): its GEP yields a T*.
-        return b.gep(self.get(ref), [ir.Constant(I64, 0), linear], inbounds=True)
+        return b.gep(
+            self.get(ref), [ir.Constant(I64, 0), linear], inbounds=True, source_etype=buffer_type(t)
+        )
 
     def emit_memref_load(self, op: memref.LoadOp) -> None:
         address = self._buffer_address(op.memref, op.indices)
