@@ -37,7 +37,7 @@ from xdsl.ir import SSAValue
 
 from blkc import dtypes
 from blkc.dialects import blk
-from blkc.runtime.llvm_emitter import I32, I64, FunctionEmitter, buffer_type, llvm_type
+from blkc.runtime.llvm_emitter import I32, I64, FunctionEmitter, buffer_gep, llvm_type
 
 
 class _BFloat(ir.Type):
@@ -110,12 +110,7 @@ class _Tile:
         linear: ir.Value = ir.Constant(I64, 0)
         for size, index in zip(t.get_shape(), [*self.batch, *indices], strict=True):
             linear = b.add(b.mul(linear, ir.Constant(I64, size)), index)
-        return b.gep(
-            self.e.get(ref),
-            [ir.Constant(I64, 0), linear],
-            inbounds=True,
-            source_etype=buffer_type(t),
-        )
+        return buffer_gep(b, self.e.get(ref), t, linear)
 
     def at(self, base: ir.Value, offset: int) -> ir.Value:
         return self.b.add(base, ir.Constant(I64, offset)) if offset else base

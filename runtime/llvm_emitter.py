@@ -119,6 +119,15 @@ def _buffer_bytes(function: func.FuncOp) -> int:
     )
 
 
+def buffer_gep(b: ir.IRBuilder, buffer: ir.Value, t: MemRefType, linear: ir.Value) -> ir.Value:
+    """The address of element `linear` of a buffer of type `t`: an alloca's pointer is
+    typed ([N x T]*), a heap buffer's opaque (the array type given)."""
+    index = [ir.Constant(I64, 0), linear]
+    if buffer.type.is_opaque:
+        return b.gep(buffer, index, inbounds=True, source_etype=buffer_type(t))
+    return b.gep(buffer, index, inbounds=True)
+
+
 def buffer_type(t: Attribute) -> ir.ArrayType:
     """The LLVM array holding a `memref` buffer's elements, in row-major order."""
     assert isinstance(t, MemRefType)
@@ -450,9 +459,9 @@ class FunctionEmitter:
             # On the heap: a thread's stack (8 MiB) would overflow, killing the process.
             size = ir.Constant(I64, -(-_array_bytes(array) // 64) * 64)
             allocate = self.declare("aligned_alloc", PTR, [I64, I64])
-            slot = self.allocas.call(allocate, [ir.Constant(I64, 64), size])
-            self._heap_buffers.append(slot)
-            self.set(op, slot)
+            memory = self.allocas.call(allocate, [ir.Constant(I64, 64), size])
+            self._heap_buffers.append(memory)
+            self.set(op, memory)
             return
         slot = self.allocas.alloca(array)
         slot.align = 64
@@ -473,9 +482,7 @@ class FunctionEmitter:
         linear: ir.Value = ir.Constant(I64, 0)
         for size, index in zip(shape, indices, strict=True):
             linear = b.add(b.mul(linear, ir.Constant(I64, size)), self.get(index))
-        return b.gep(
-            self.get(ref), [ir.Constant(I64, 0), linear], inbounds=True, source_etype=buffer_type(t)
-        )
+        return buffer_gep(b, self.get(ref), t, linear)
 
     def emit_memref_load(self, op: memref.LoadOp) -> None:
         address = self._buffer_address(op.memref, op.indices)
