@@ -983,8 +983,8 @@ class CodeGenerator:
         generator = CodeGenerator(
             self.ir, parse_function(callee.fn), dict(bound.arguments), self.depth + 1
         )
-        for name in callee.constexprs:
-            generator.constant(bound.arguments[name], f"argument '{name}' (a tl.constexpr)")
+        # A helper's `tl.constexpr` annotations bind nothing (as in Triton, whose tutorial
+        # attention passes blocks to them): a use that needs a constant says so itself.
         try:
             generator.run(generator.function.tree.body)
         except BlkcError as err:

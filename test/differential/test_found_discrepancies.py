@@ -366,3 +366,23 @@ def test_an_unsigned_pointer_offset_is_zero_extended(codes: np.ndarray) -> None:
     table_lookup[(1,)](table, codes, out, 50000, B=8)
     wide = codes.astype(np.int64)
     np.testing.assert_array_equal(out, np.concatenate([table[50000 + wide], table[120000 - wide]]))
+
+
+@blkc.jit
+def add_offsets(x, offs: tl.constexpr, n: tl.constexpr):
+    return x * n + offs
+
+
+@blkc.jit
+def through_a_helper(X, OUT, n, B: tl.constexpr):  # noqa: N803 - Triton's naming
+    offs = tl.program_id(0) * B + tl.arange(0, B)
+    tl.store(OUT + offs, add_offsets(tl.load(X + offs), offs, n))
+
+
+def test_a_helpers_constexpr_parameter_takes_a_kernel_value() -> None:
+    # Triton binds a helper's arguments whatever its annotations (its tutorial attention
+    # passes blocks to `offs_m: tl.constexpr`); blkc refused them.
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    through_a_helper[(2,)](x, out, 3, B=4)
+    np.testing.assert_array_equal(out, x * 3 + np.arange(8))
