@@ -346,34 +346,62 @@ class CodeGenerator:
             if self.is_constant(cond):
                 taken = node.body if self.unwrap_constexpr(cond) else node.orelse
                 return self.run([*taken, *rest])
-            self._dynamic_if(cond, [*node.body, *rest], [*node.orelse, *rest], node)
+            # Both branches end the function: only what it returns leaves them (a name
+            # may change its type after an early return, as in Triton).
+            self._dynamic_if(cond, [*node.body, *rest], [*node.orelse, *rest], node, ends=True)
         return True
 
     def _dynamic_if(
-        self, cond: Any, then: list[ast.stmt], otherwise: list[ast.stmt], node: ast.AST
+        self,
+        cond: Any,
+        then: list[ast.stmt],
+        otherwise: list[ast.stmt],
+        node: ast.AST,
+        ends: bool = False,
     ) -> None:
         before = dict(self.env)
-        candidates = [*assigned_names([*then, *otherwise]), _RETURN]
+        candidates = [] if ends else assigned_names([*then, *otherwise])
         pointers: dict[str, BlockPointer] = {}
+        arity: list[int | None] = []
 
         def branch(statements: list[ast.stmt]) -> Callable[[], dict[str, SSAValue]]:
             def build() -> dict[str, SSAValue]:
                 self.env = dict(before)
                 self.run(statements)
-                return self._carried_values(candidates, pointers)
+                returned = self.unwrap_constexpr(self.env.get(_RETURN))
+                names = [*candidates, _RETURN]
+                if isinstance(returned, tuple):  # a helper's tuple: element by element
+                    arity.append(len(returned))
+                    del self.env[_RETURN]
+                    names = [*candidates, *(f"{_RETURN}.{i}" for i in range(len(returned)))]
+                    for i, item in enumerate(returned):
+                        self.env[f"{_RETURN}.{i}"] = item
+                else:
+                    arity.append(None)
+                return self._carried_values(names, pointers)
 
             return build
 
         condition = self.value(cond, "the condition")
         with self._at(node):
             results = self.ir.branch(condition, branch(then), branch(otherwise))
+            if arity[0] != arity[-1]:
+                shown = ["a value" if n is None else f"a tuple of {n}" for n in arity]
+                raise self.error(
+                    f"one branch of the 'if' returns {shown[0]}, the other {shown[-1]}: "
+                    "return the same number of values from every return"
+                )
         self.env = before
+        if arity[0] is not None:
+            parts = [results.pop(f"{_RETURN}.{i}", None) for i in range(arity[0])]
+            if all(part is not None for part in parts):
+                results[_RETURN] = tuple(self.wrap(part) for part in parts)  # type: ignore[assignment]
         for name, pointer in pointers.items():
             keys = [f"{name}.{part}" for part, _ in pointer.named_scalars()]
             if all(k in results for k in keys):
                 self.env[name] = pointer.with_scalars([self.wrap(results.pop(k)) for k in keys])
         for name, value in results.items():
-            self.env[name] = self.wrap(value)
+            self.env[name] = value if isinstance(value, tuple) else self.wrap(value)
 
     def _carried_values(
         self, names: Sequence[str], pointers: dict[str, BlockPointer]

@@ -300,3 +300,72 @@ def test_blocks_carried_by_a_loop_are_assigned_at_once(kind: str, n: int, target
     out = numpy.zeros(12, numpy.int32)
     simultaneous[(1,)](x, out, n, kind, 4, target=target)
     numpy.testing.assert_array_equal(out, _simultaneous_reference(x, n, kind))
+
+
+@blkc.jit
+def rebound_after_return(X, OUT, n, m, B: tl.constexpr):
+    pid = tl.program_id(0)
+    s = tl.load(X + pid * B)
+    if pid * B >= n:
+        return
+    X = X + pid * B + tl.arange(0, B)  # a pointer becomes a block of pointers
+    s = s.to(tl.float16)  # a float32 scalar becomes a float16 one
+    if pid == m:
+        return
+    s = s + tl.zeros((B,), tl.float16)  # and then a block
+    tl.store(OUT + pid * B + tl.arange(0, B), tl.load(X) + s.to(tl.float32))
+
+
+def test_a_name_may_change_its_type_after_an_early_return() -> None:
+    """Code after `if ...: return` is straight-line (as in Triton: flash-attention's rotary
+    kernel moves its pointers on after one); blkc merged its names as if it were the else
+    branch and refused the change."""
+    x = numpy.arange(16, dtype=numpy.float32)
+    out = numpy.zeros(16, numpy.float32)
+    rebound_after_return[(4,)](x, out, 12, 1, B=4)
+    rows = x.reshape(4, 4)
+    expected = rows + rows[:, :1]
+    expected[1] = 0  # returned at pid == m
+    expected[3] = 0  # returned at pid * B >= n
+    numpy.testing.assert_array_equal(out.reshape(4, 4), expected)
+
+
+@blkc.jit
+def pair(x, n):
+    if n > 5:
+        return x, x + 1
+    return x * 3, x * 3 - 1
+
+
+@blkc.jit
+def pair_sum(X, OUT, n, B: tl.constexpr):
+    r = tl.arange(0, B)
+    c, d = pair(tl.load(X + r), n)
+    tl.store(OUT + r, c + d)
+
+
+@pytest.mark.parametrize("n", [3, 10])
+def test_a_helper_returns_a_tuple_from_a_runtime_if(n: int) -> None:
+    x = numpy.arange(4, dtype=numpy.float32)
+    out = numpy.zeros(4, numpy.float32)
+    pair_sum[(1,)](x, out, n, B=4)
+    expected = 2 * x + 1 if n > 5 else 6 * x - 1
+    numpy.testing.assert_array_equal(out, expected)
+
+
+@blkc.jit
+def uneven(x, n):
+    if n > 5:
+        return x, x
+    return x
+
+
+@blkc.jit
+def uneven_sum(X, OUT, n):
+    c, d = uneven(tl.load(X), n)  # uneven-call
+    tl.store(OUT, c + d)
+
+
+def test_returns_of_different_arity_are_refused() -> None:
+    with pytest.raises(blkc.BlkcError, match="returns a tuple of 2, the other a value"):
+        uneven_sum[(1,)](numpy.ones(1, numpy.float32), numpy.ones(1, numpy.float32), 3)
