@@ -460,11 +460,18 @@ class JITFunction(KeptLaunchers, _Launchable):
         num_warps: int | None = None,
         arch: str | None = None,
         num_cpu_threads: int | None = None,
+        warmup: bool = False,
         **kwargs: Any,
-    ) -> None:
+    ) -> Any:
         """Compile (once per specialization) and launch over `grid`, on CPU targets on at
-        most `num_cpu_threads` threads (None: every core)."""
+        most `num_cpu_threads` threads (None: every core); with `warmup` (Triton's
+        signature), compile only and return the kernel, as `warmup` does."""
+        if warmup:
+            options = {"policy": policy, "target": target, "num_warps": num_warps, "arch": arch}
+            given = {k: v for k, v in options.items() if v is not None}
+            return self.warmup(*args, grid=grid, **given, **kwargs)
         self._run(args, grid, policy, target, num_warps, arch, num_cpu_threads, kwargs)
+        return None
 
     def _run(
         self,

@@ -141,3 +141,34 @@ def test_code_written_for_triton_follows_triton_compat(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "blkc.as_triton", str(script)],
                             capture_output=True, text=True, env=env)  # fmt: skip
     assert result.returncode != 0 and "static_assert" in result.stderr
+
+
+LIBRARY_IMPORTS = """
+import numpy, triton, triton.language as tl
+from triton.language.extra.cuda import libdevice
+from triton.runtime.autotuner import Autotuner, Heuristics
+
+
+@triton.jit
+def rsqrt(x_ptr, out_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)
+    tl.store(out_ptr + o, libdevice.rsqrt(tl.load(x_ptr + o)))
+
+
+x = numpy.full(4, 4.0, numpy.float32)
+out = numpy.zeros_like(x)
+rsqrt.run(x, out, 4, grid=(1,), warmup=False)
+compiled = rsqrt.run(x, out, 4, grid=(1,), warmup=True)
+classes = isinstance(Autotuner, type), isinstance(Heuristics, type)
+print(out.tolist(), "llvm" in compiled.asm, *classes)
+"""
+
+
+def test_the_import_paths_and_run_signature_kernel_libraries_use(tmp_path: Path) -> None:
+    """`triton.language.extra.cuda.libdevice`, `triton.runtime.autotuner` and
+    `kernel.run(..., grid=..., warmup=...)`, as Triton kernel libraries write them."""
+    script = tmp_path / "library.py"
+    script.write_text(LIBRARY_IMPORTS)
+    result = run("-m", "blkc.as_triton", str(script))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[0.5,", "0.5,", "0.5,", "0.5]", "True", "True", "True"]
