@@ -146,6 +146,7 @@ from blkc.language.shapes import (
     swizzle2d,
     unsqueeze,
 )
+from blkc.language.tensor_descriptors import TensorDescriptor as tensor_descriptor  # noqa: N813
 from blkc.language.tensor_descriptors import (
     load_tensor_descriptor,
     make_tensor_descriptor,
@@ -173,7 +174,7 @@ __all__ = [
     "associative_scan", "reduce", "extra",
     "advance", "make_block_ptr",
     "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
-    "div_rn", "umulhi", "dot_scaled",
+    "tensor_descriptor", "div_rn", "umulhi", "dot_scaled",
     "pi32_t", "to_tensor", "random", "pair_uniform_to_normal", "philox", "philox_impl", "rand",
     "rand4x", "randint", "randint4x", "randn", "randn4x", "uint_to_uniform_float",
 ]  # fmt: skip

@@ -94,3 +94,27 @@ def test_descriptor_errors_are_located(case: str, message: str) -> None:
     with pytest.raises(blkc.BlkcError, match=re.escape(message)) as info:
         bad_descriptor.warmup(numpy.zeros(256, numpy.float32), CASE=case)
     assert f"{__file__}:" in str(info.value)
+
+
+@blkc.jit
+def _maybe_make_tensor_desc(desc_or_ptr, shape, strides, block_shape):
+    # Triton's tutorial 06 (fused attention) takes a descriptor or a pointer so.
+    if isinstance(desc_or_ptr, tl.tensor_descriptor):
+        return desc_or_ptr
+    else:
+        return tl.make_tensor_descriptor(desc_or_ptr, shape, strides, block_shape)
+
+
+@blkc.jit
+def doubled_tile(X, OUT, M, N, B: tl.constexpr):
+    made = _maybe_make_tensor_desc(X, [M, N], [N, 1], [B, B])
+    kept = _maybe_make_tensor_desc(made, [M, N], [N, 1], [B, B])
+    o = tl.arange(0, B)
+    tl.store(OUT + o[:, None] * B + o[None, :], kept.load([B, 0]) * 2)
+
+
+def test_tl_tensor_descriptor_is_the_descriptors_class() -> None:
+    x = numpy.arange(128, dtype=numpy.float32).reshape(16, 8)
+    out = numpy.zeros((8, 8), numpy.float32)
+    doubled_tile[(1,)](x, out, 16, 8, B=8)
+    numpy.testing.assert_array_equal(out, x[8:] * 2)
