@@ -35,7 +35,6 @@ def assert_located(message: str, marker: str, text: str) -> None:
 X = numpy.zeros(16, numpy.float32)
 
 
-
 @blkc.jit
 def broadcast_mismatch(x_ptr):
     a = tl.arange(0, 16)
