@@ -75,10 +75,12 @@ class ContiguousPersistentLoopsPass(ModulePass):
                     function.attributes[DISJOINT_ARGS_ATTR] = UnitAttr()
 
 
-def _ordered_through_memory(function: func.FuncOp, loop: scf.ForOp, disjoint: bool) -> bool:
+def _ordered_through_memory(
+    function: func.FuncOp, loop: scf.ForOp, written: list[bool], disjoint: bool
+) -> bool:
     """Whether `loop`'s iterations may depend on each other through memory (see the module
-    docstring), assuming distinct arguments disjoint where `disjoint`."""
-    written = written_arguments(function)
+    docstring), given the arguments the kernel writes, assuming distinct arguments
+    disjoint where `disjoint`."""
     index = loop.body.blocks[0].args[0]
     for op in loop.walk():
         if isinstance(op, blk.AtomicRMWOp | blk.AtomicCASOp):
@@ -92,11 +94,6 @@ def _ordered_through_memory(function: func.FuncOp, loop: scf.ForOp, disjoint: bo
         if isinstance(op, blk.StoreOp) and not _depends_on(op.ptr, index, loop):
             return True
     return False
-
-
-def _relies_on_disjoint_args(function: func.FuncOp, loop: scf.ForOp) -> bool:
-    """Whether `loop` loads through an argument while the kernel writes through another."""
-    return any(written_arguments(function)) and any(isinstance(o, blk.LoadOp) for o in loop.walk())
 
 
 def _depends_on(value: SSAValue, index: SSAValue, loop: scf.ForOp) -> bool:
@@ -158,10 +155,12 @@ def _rewrite(function: func.FuncOp, loop: scf.ForOp, disjoint: bool) -> bool:
     ]
     if same_axis != [pid] or not pid.result.has_one_use():
         return False  # another use (the offset's too): which program runs what may matter
-    if _ordered_through_memory(function, loop, disjoint):
+    written = written_arguments(function)
+    if _ordered_through_memory(function, loop, written, disjoint):
         return False
     _contiguous(loop, kind, pid, offset, axis)
-    return disjoint and _relies_on_disjoint_args(function, loop)
+    # Loads through one argument while the kernel writes through another.
+    return disjoint and any(written) and any(isinstance(o, blk.LoadOp) for o in loop.walk())
 
 
 def _contiguous(

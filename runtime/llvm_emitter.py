@@ -97,25 +97,21 @@ overflowed an 8 MiB stack and killed the process."""
 HEAP_BUFFER_MIN_BYTES = 64 << 10
 
 
-def _array_bytes(array: ir.ArrayType) -> int:
-    element = array.element
-    if isinstance(element, ir.IntType):
-        size = -(-element.width // 8)
-    elif isinstance(element, ir.FloatType):
-        size = 4
-    elif isinstance(element, ir.HalfType):
-        size = 2
-    else:
-        size = 8  # double, pointers
-    return array.count * size
+def element_bytes(element: Attribute) -> int:
+    """The bytes of one element of type `element` (a blk dtype or a pointer)."""
+    from blkc import dtypes
+
+    return 8 if isinstance(element, PtrType) else max(1, dtypes.from_xdsl(element).width // 8)
 
 
-def _buffer_bytes(function: func.FuncOp) -> int:
+def _buffer_bytes(t: MemRefType) -> int:
+    return buffer_type(t).count * element_bytes(t.element_type)
+
+
+def _function_buffer_bytes(function: func.FuncOp) -> int:
     """The bytes of all of `function`'s `memref.alloca` buffers."""
     return sum(
-        _array_bytes(buffer_type(op.memref.type))
-        for op in function.walk()
-        if isinstance(op, memref.AllocaOp)
+        _buffer_bytes(op.memref.type) for op in function.walk() if isinstance(op, memref.AllocaOp)
     )
 
 
@@ -452,18 +448,19 @@ class FunctionEmitter:
     # -- memory ------------------------------------------------------------------------
 
     def emit_alloca(self, op: memref.AllocaOp) -> None:
-        array = buffer_type(op.memref.type)
         if self._heap_buffers is None:
-            self._heap_buffers = [] if _buffer_bytes(self.function) > STACK_BUFFER_BYTES else False
-        if self._heap_buffers is not False and _array_bytes(array) >= HEAP_BUFFER_MIN_BYTES:
+            large = _function_buffer_bytes(self.function) > STACK_BUFFER_BYTES
+            self._heap_buffers = [] if large else False
+        size = _buffer_bytes(op.memref.type)
+        if self._heap_buffers is not False and size >= HEAP_BUFFER_MIN_BYTES:
             # On the heap: a thread's stack (8 MiB) would overflow, killing the process.
-            size = ir.Constant(I64, -(-_array_bytes(array) // 64) * 64)
+            rounded = ir.Constant(I64, -(-size // 64) * 64)
             allocate = self.declare("aligned_alloc", PTR, [I64, I64])
-            memory = self.allocas.call(allocate, [ir.Constant(I64, 64), size])
+            memory = self.allocas.call(allocate, [ir.Constant(I64, 64), rounded])
             self._heap_buffers.append(memory)
             self.set(op, memory)
             return
-        slot = self.allocas.alloca(array)
+        slot = self.allocas.alloca(buffer_type(op.memref.type))
         slot.align = 64
         self.set(op, slot)
 
@@ -502,10 +499,7 @@ class FunctionEmitter:
         """The bytes of the element `ptr` points to."""
         t = ptr.type
         assert isinstance(t, PtrType)
-        from blkc import dtypes
-
-        pointee = t.pointee
-        return 8 if isinstance(pointee, PtrType) else max(1, dtypes.from_xdsl(pointee).width // 8)
+        return element_bytes(t.pointee)
 
     def emit_addptr(self, op: blk.AddPtrOp) -> None:
         b = self.builder

@@ -395,13 +395,13 @@ class CodeGenerator:
         if arity[0] is not None:
             parts = [results.pop(f"{_RETURN}.{i}", None) for i in range(arity[0])]
             if all(part is not None for part in parts):
-                results[_RETURN] = tuple(self.wrap(part) for part in parts)  # type: ignore[assignment]
+                self.env[_RETURN] = tuple(self.wrap(part) for part in parts)
         for name, pointer in pointers.items():
             keys = [f"{name}.{part}" for part, _ in pointer.named_scalars()]
             if all(k in results for k in keys):
                 self.env[name] = pointer.with_scalars([self.wrap(results.pop(k)) for k in keys])
         for name, value in results.items():
-            self.env[name] = value if isinstance(value, tuple) else self.wrap(value)
+            self.env[name] = self.wrap(value)
 
     def _carried_values(
         self, names: Sequence[str], pointers: dict[str, BlockPointer]

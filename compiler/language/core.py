@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from blkc import dtypes as _dtypes
+from blkc.broadcasting import BroadcastError, broadcast_shapes
 
 if TYPE_CHECKING:
     from xdsl.ir import SSAValue
@@ -431,17 +432,17 @@ def full(shape: Any, value: Any, dtype: Any, *, _semantic: CodeGenerator) -> ten
             )
         return _semantic.wrap(ir.broadcast_to(ir.cast(value.handle, d.blkc_dtype), dims))
     fill = _semantic.constant(value, "full's value")
-    if d.is_int_unsigned() and type(fill) is int and fill < 0:
-        # Triton's builder takes no negative number for an unsigned constant.
-        raise _semantic.error(f"full's value {fill} is negative, and its dtype {d} is unsigned")
     target = d.blkc_dtype
-    low, high = target.int_range if target.is_int else (0, 0)
-    if target.is_int and type(fill) is int and not low <= fill <= high:
-        # Nor one its dtype cannot hold (it would wrap).
-        raise _semantic.error(
-            f"full's value {fill} is out of range for {target.name} ({low} to {high}): "
-            "give a value the dtype holds, or a wider dtype"
-        )
+    if target.is_int and type(fill) is int:
+        # Triton's builder takes no number its dtype cannot hold (it would wrap).
+        low, high = target.int_range
+        if fill < 0 and low == 0:
+            raise _semantic.error(f"full's value {fill} is negative, and its dtype {d} is unsigned")
+        if not low <= fill <= high:
+            raise _semantic.error(
+                f"full's value {fill} is out of range for {target.name} ({low} to {high}): "
+                "give a value the dtype holds, or a wider dtype"
+            )
     if target.is_int and type(fill) is float and not fill.is_integer():
         raise _semantic.error(
             f"full's value {fill} is not an integer, and its dtype {target.name} is: convert "
@@ -505,9 +506,10 @@ def _fits_pointer(sem: CodeGenerator, op: str, ptr: SSAValue, operands: dict[str
                 f"({name.capitalize()} argument cannot be block type if pointer argument is "
                 "not a block)"
             )
-        fits = len(shape) <= len(where) and all(
-            n in (1, m) for n, m in zip(reversed(shape), reversed(where), strict=False)
-        )
+        try:
+            fits = broadcast_shapes(shape, where) == where
+        except BroadcastError:
+            fits = False
         if where and not fits:
             raise sem.error(
                 f"{op}'s {name} has shape {list(shape)}, which does not broadcast to its "
@@ -1355,8 +1357,6 @@ def broadcast(input: Any, other: Any, *, _semantic: CodeGenerator) -> tuple[tens
     """`input` and `other` broadcast to their common shape."""
     s = _semantic
     a, b = s.value(input, "input"), s.value(other, "other")
-    from blkc.broadcasting import broadcast_shapes
-
     shape = broadcast_shapes(s.shape_of(a), s.shape_of(b))
     return s.wrap(s.ir.broadcast_to(a, shape)), s.wrap(s.ir.broadcast_to(b, shape))
 
