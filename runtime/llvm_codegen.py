@@ -192,6 +192,9 @@ class CpuKernelEmitter(FunctionEmitter):
         past the index where its masks stop holding."""
         self.versioning = True
         """Whether the next loop nest may be versioned (not inside a versioned one)."""
+        self.checked_copy = False
+        """Whether the loops being emitted are the copy of a versioned nest that checks
+        each element (run where the range check fails: rarely, in most kernels)."""
 
     # -- functions ---------------------------------------------------------------------
 
@@ -254,6 +257,8 @@ class CpuKernelEmitter(FunctionEmitter):
         found = super().loop_metadata(op)
         if found is not None:
             return found
+        if _unlikely(op):
+            return self._scalar_loop()
         count = access_ranges.trip_count(op)
         if _innermost(op) and count is not None and count >= LONG_LOOP:
             width = None
@@ -261,16 +266,21 @@ class CpuKernelEmitter(FunctionEmitter):
                 if self._loaded_by is None:
                     self._loaded_by = _loops_loading(self.function, self.pointer_params)
                 width = streaming_loop_width(op, self.pointer_params, self._loaded_by)
-            return self._vectorized_not_unrolled(width)
+            return self._vectorized_not_unrolled(width, interleave=not self.checked_copy)
         return None
 
-    def _vectorized_not_unrolled(self, width: int | None = None) -> ir.MDValue:
+    def _vectorized_not_unrolled(
+        self, width: int | None = None, interleave: bool = True
+    ) -> ir.MDValue:
         """Loop metadata asking that the loops the vectorizer makes of a loop (its vector
         loop and remainder) not be unrolled: the hint goes to them only (a follow-up), so
         that the vectorizer still interleaves as its cost model chooses (a plain
         `llvm.loop.unroll.disable` on the loop turns interleaving off too). With `width`,
-        it vectorizes by that many elements."""
-        key = f"vectorized-not-unrolled-{width}"
+        it vectorizes by that many elements; without `interleave`, it makes one vector of
+        each value per iteration (the checked copy of a versioned nest: a vectorized
+        loop interleaved four times costs about 4 ms of LLVM's time, which a copy that
+        rarely runs does not repay)."""
+        key = f"vectorized-not-unrolled-{width}-{interleave}"
         found = self._loop_hints.get(key)
         if found is None:
             module = self.module
@@ -283,6 +293,28 @@ class CpuKernelEmitter(FunctionEmitter):
             if width is not None:
                 name = ir.MetaDataString(module, "llvm.loop.vectorize.width")
                 hints.append(module.add_metadata([name, ir.Constant(I32, width)]))
+            if not interleave:
+                name = ir.MetaDataString(module, "llvm.loop.interleave.count")
+                hints.append(module.add_metadata([name, ir.Constant(I32, 1)]))
+            found = module.add_metadata([None, *hints])
+            found.operands = (found, *hints)  # a loop's metadata names itself first
+            self._loop_hints[key] = found
+        return found
+
+    def _scalar_loop(self) -> ir.MDValue:
+        """Loop metadata keeping a loop as written: neither vectorized nor unrolled (a loop
+        that rarely runs, `blk.unlikely`: the redo of a reduction for NaN or zeros, whose
+        vector copies would cost LLVM more time than they ever save)."""
+        key = "scalar"
+        found = self._loop_hints.get(key)
+        if found is None:
+            module = self.module
+            hints = [
+                module.add_metadata(
+                    [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(I1, 0)]
+                ),
+                module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")]),
+            ]
             found = module.add_metadata([None, *hints])
             found.operands = (found, *hints)  # a loop's metadata names itself first
             self._loop_hints[key] = found
@@ -555,6 +587,7 @@ class CpuKernelEmitter(FunctionEmitter):
         entries: list[tuple[ir.Value, list[ir.Value], ir.Value, ir.Block]] = []
         for version, head in zip(versions, heads, strict=True):
             condition, self.proven, self.unmasked, self.chosen, self.streams = version
+            self.checked_copy = condition is None
             if condition is not None:
                 taken = b.function.append_basic_block("nest.version")
                 otherwise = b.function.append_basic_block("nest.else")
@@ -611,6 +644,7 @@ class CpuKernelEmitter(FunctionEmitter):
                 b.position_at_end(otherwise)
         self.versioning, self.proven, self.unmasked, self.chosen = True, set(), set(), set()
         self.streams, self.offsets = {}, {}
+        self.checked_copy = False
         b.position_at_end(merge)
         for index, result in enumerate([*op.results, None]):
             phi = b.phi(I1 if result is None else llvm_type(result.type))
