@@ -1293,24 +1293,89 @@ def heuristics(values: dict[str, Callable[[dict[str, Any]], Any]]) -> Callable[[
     return decorate
 
 
+class ConstexprFunction:
+    """A Python function that kernels call while they compile (`constexpr_function`):
+    every argument must be a compile-time constant (a literal, a `tl.constexpr` parameter
+    or value, a dtype), and the result is one. Called from Python, it is the function
+    (`tl.constexpr` arguments unwrapped). Its source, and the values of the names it
+    reads from its module or closure, are part of each calling kernel's key."""
+
+    __blkc_constexpr_function__ = True
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from blkc.language import core as tl
+
+        def plain(v: Any) -> Any:
+            return v.value if isinstance(v, tl.constexpr) else v
+
+        return self.fn(*map(plain, args), **{k: plain(v) for k, v in kwargs.items()})
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        return _BoundConstexprFunction(self, instance)
+
+    def __repr__(self) -> str:
+        return f"ConstexprFunction({self.fn.__qualname__})"
+
+
+class _BoundConstexprFunction:
+    """A `ConstexprFunction` read as a method of `instance`."""
+
+    __blkc_constexpr_function__ = True
+
+    def __init__(self, function: ConstexprFunction, instance: Any):
+        self.__func__, self.__self__ = function, instance
+        self.__name__ = function.fn.__name__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.__func__(self.__self__, *args, **kwargs)
+
+
+def constexpr_function(fn: Callable[..., Any]) -> ConstexprFunction:
+    """Decorate a Python function so that kernels may call it on compile-time constants
+    (``B: tl.constexpr = next_pow2(N)``), as Triton's `triton.constexpr_function`."""
+    if not callable(fn):
+        raise TypeError(f"constexpr_function() takes a function, got {type(fn).__name__}")
+    return ConstexprFunction(fn)
+
+
 def cdiv(x: int, y: int) -> int:
-    """``ceil(x / y)`` for positive ints: how many blocks of `y` cover `x`."""
-    return -(-x // y)
+    """``(x + y - 1) // y``: for positive ints, how many blocks of `y` cover `x`. Kernels
+    call it on compile-time constants too, as a `constexpr_function`."""
+    return (x + (y - 1)) // y
+
+
+cdiv.__blkc_constexpr_function__ = True  # type: ignore[attr-defined]
 
 
 def next_power_of_2(n: int) -> int:
-    """The smallest power of two at least `n` (1 for n <= 1)."""
-    return 1 if n <= 1 else 1 << (int(n) - 1).bit_length()
+    """The smallest power of two at least `n`, by Triton's bit arithmetic on 64 bits: 0
+    for n <= 0, 1 for 1. Kernels call it on compile-time constants too, as a
+    `constexpr_function`."""
+    n -= 1
+    for shift in (1, 2, 4, 8, 16, 32):
+        n |= n >> shift
+    return n + 1
+
+
+next_power_of_2.__blkc_constexpr_function__ = True  # type: ignore[attr-defined]
 
 
 __all__ = [
     "Autotuner",
     "Config",
+    "ConstexprFunction",
     "Heuristics",
     "JITFunction",
     "KernelParam",
     "autotune",
     "cdiv",
+    "constexpr_function",
     "heuristics",
     "jit",
     "next_power_of_2",

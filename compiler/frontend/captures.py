@@ -28,7 +28,7 @@ import enum
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import BuiltinFunctionType, CellType, FunctionType, ModuleType
+from types import BuiltinFunctionType, CellType, CodeType, FunctionType, ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def readable(value: Any, through_module: bool = False) -> bool:
         return True  # a call of a function that is not a kernel's gets its own error
     if isinstance(value, tl.constexpr | tl.dtype | ModuleType | JITFunction):
         return True
-    if getattr(value, "__blkc_builtin__", False):
+    if getattr(value, "__blkc_builtin__", False) or _is_constexpr_function(value):
         return True
     if isinstance(value, type | FunctionType | BuiltinFunctionType | enum.Enum):
         if _is_blkc(value if not isinstance(value, enum.Enum) else type(value)):
@@ -84,7 +84,10 @@ def refusal(name: str, value: Any, scope: str) -> str:
             "value recompiles the kernel) or pass it to the kernel as an argument"
         )
     elif callable(value):
-        fix = "decorate it with @blkc.jit to call it from a kernel"
+        fix = (
+            "decorate it with @blkc.jit to call it from a kernel, or with "
+            "@blkc.constexpr_function to run it on constants while the kernel compiles"
+        )
     else:
         fix = "pass it to the kernel as an argument"
     return (
@@ -116,13 +119,25 @@ def closure_cells(fn: Callable[..., Any]) -> dict[str, CellType]:
     return dict(zip(code.co_freevars, cells, strict=True)) if code is not None else {}
 
 
-def _fingerprint(value: Any) -> Any:
-    """What of `value` the compiled code depends on, as a stable, printable key part."""
+def _is_constexpr_function(value: Any) -> bool:
+    """Whether `value` is a user's `blkc.constexpr_function` (blkc's own, `cdiv`, are
+    blkc's builtins)."""
+    from blkc.jitfunction import ConstexprFunction
+
+    return isinstance(value, ConstexprFunction)
+
+
+def _fingerprint(value: Any, by_value: bool = False) -> Any:
+    """What of `value` the compiled code depends on, as a stable, printable key part;
+    `by_value`: a name a `constexpr_function` reads, whatever its type (its result may
+    depend on any of it), keyed by its type and repr."""
     from blkc.jitfunction import JITFunction
     from blkc.language import core as tl
 
     if value is MISSING:
         return ("missing",)
+    if _is_constexpr_function(value):
+        return ("constexpr_function", value.fn.__module__, value.fn.__qualname__)
     if isinstance(value, tl.constexpr):
         return ("constexpr", key_of(value.value))
     if isinstance(value, tl.dtype):
@@ -135,6 +150,8 @@ def _fingerprint(value: Any) -> Any:
         return ("value", key_of(value))
     if readable(value):
         return ("builtin", getattr(value, "__module__", ""), getattr(value, "__qualname__", ""))
+    if by_value:
+        return ("value", key_of(value))
     return ("refused", type(value).__name__)
 
 
@@ -204,9 +221,23 @@ def _tree_digest(fn: Callable[..., Any]) -> bytes:
     return _TREE_DIGESTS[fn]
 
 
+def _code_digest(code: CodeType) -> bytes:
+    """A digest of compiled code (a function whose source cannot be read): its bytecode,
+    names and constants, nested code included."""
+    digest = hashlib.sha256(code.co_code)
+    digest.update(repr((code.co_names, code.co_varnames)).encode())
+    for constant in code.co_consts:
+        if isinstance(constant, CodeType):
+            digest.update(_code_digest(constant))
+        else:
+            digest.update(repr(constant).encode())
+    return digest.digest()
+
+
 def capture(kernel: JITFunction) -> Captures:
     """Walk `kernel` and every @blkc.jit function it can reach through names and module
     attributes; record each name read from outside a function and its current value."""
+    from blkc.diagnostics import BlkcError
     from blkc.frontend.source import parse_function
     from blkc.jitfunction import JITFunction
 
@@ -215,15 +246,18 @@ def capture(kernel: JITFunction) -> Captures:
     entries: list[tuple[Callable[[str, Any], Any], str, Any]] = []
     recorded: set[tuple[int, str]] = set()
     visited: set[int] = set()
-    pending: list[JITFunction] = [kernel]
+    pending: list[Any] = [kernel]  # JITFunctions and ConstexprFunctions
+    by_value = False  # whether the function walked is a constexpr_function
 
     def record(namespace: Any, lookup: Callable[[str, Any], Any], name: str) -> Any:
         value = lookup(name, MISSING)
         if (id(namespace), name) not in recorded:
             recorded.add((id(namespace), name))
             entries.append((lookup, name, value))
-            digest.update(repr((name, _fingerprint(value))).encode())
-        if isinstance(value, JITFunction) and id(value) not in visited:
+            digest.update(repr((name, _fingerprint(value, by_value))).encode())
+        if (isinstance(value, JITFunction) or _is_constexpr_function(value)) and id(
+            value
+        ) not in visited:
             pending.append(value)
         return value
 
@@ -232,7 +266,16 @@ def capture(kernel: JITFunction) -> Captures:
         if id(function) in visited:
             continue
         visited.add(id(function))
-        digest.update(_tree_digest(function.fn))
+        by_value = not isinstance(function, JITFunction)
+        if by_value:
+            try:
+                digest.update(_tree_digest(function.fn))
+            except (BlkcError, OSError, TypeError):  # no source (a lambda): its code
+                code = getattr(function.fn, "__code__", None)
+                digest.update(_code_digest(code) if code is not None else b"?")
+                continue
+        else:
+            digest.update(_tree_digest(function.fn))
         parsed = parse_function(function.fn)
         cells = {name: _Cell(cell) for name, cell in closure_cells(function.fn).items()}
         resolved: dict[ast.AST, Any] = {}

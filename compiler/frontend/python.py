@@ -991,9 +991,19 @@ class CodeGenerator:
         if isinstance(function, tl.dtype):
             raise self.error("a dtype is not callable; convert a value with x.to(dtype)")
         name = getattr(function, "__name__", repr(function))
+        if getattr(function, "__blkc_constexpr_function__", False):
+            # Run now, on constants (`blkc.constexpr_function`, `blkc.cdiv`): the result
+            # is a constant of the kernel.
+            plain = [self.constant(a, f"an argument of {name}()") for a in args]
+            named = {k: self.constant(v, f"argument '{k}' of {name}()") for k, v in kwargs.items()}
+            try:
+                return function(*plain, **named)
+            except Exception as err:  # noqa: BLE001 - any Python error is the user's
+                raise self.error(f"{name}(): {type(err).__name__}: {err}") from None
         raise self.error(
             f"cannot call '{name}' in a kernel: kernels call tl functions and other "
-            "@blkc.jit functions (decorate it with @blkc.jit to inline it)"
+            "@blkc.jit functions (decorate it with @blkc.jit to inline it, or with "
+            "@blkc.constexpr_function to run it on constants while the kernel compiles)"
         )
 
     def inline(self, callee: JITFunction, args: list[Any], kwargs: dict[str, Any]) -> Any:

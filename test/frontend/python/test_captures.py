@@ -65,6 +65,21 @@ def scaler(factor):
     return scale_closure
 
 
+WIDTH = float(os.environ.get("SCALE", "3"))  # read by a constexpr_function only
+
+
+@blkc.constexpr_function
+def widened(v):
+    return v * WIDTH
+
+
+@blkc.jit
+def scale_by_function(x, o, n, BLOCK: tl.constexpr):
+    off = tl.arange(0, BLOCK)
+    factor: tl.constexpr = widened(1.0)
+    tl.store(o + off, tl.load(x + off, mask=off < n) * factor, mask=off < n)
+
+
 @blkc.jit
 def halve(x, o, n, BLOCK: tl.constexpr):
     off = tl.arange(0, BLOCK)
@@ -139,6 +154,13 @@ def test_a_constexpr_global_is_part_of_the_disk_key(project: Path) -> None:
     assert first == {"value": [3.0, 6.0], "builds": 1}
     assert second == {"value": [5.0, 10.0], "builds": 1}
     assert again == {"value": [3.0, 6.0], "builds": 0}  # the first's entry, from disk
+
+
+def test_what_a_constexpr_function_reads_is_part_of_the_disk_key(project: Path) -> None:
+    # A plain global that only a constexpr_function reads: keyed by its value.
+    assert run(project, "scale_by_function", SCALE="3") == {"value": [3.0, 6.0], "builds": 1}
+    assert run(project, "scale_by_function", SCALE="5") == {"value": [5.0, 10.0], "builds": 1}
+    assert run(project, "scale_by_function", SCALE="3") == {"value": [3.0, 6.0], "builds": 0}
 
 
 def test_a_constexpr_read_through_a_module_is_part_of_the_disk_key(project: Path) -> None:
