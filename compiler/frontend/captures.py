@@ -237,7 +237,6 @@ def _code_digest(code: CodeType) -> bytes:
 def capture(kernel: JITFunction) -> Captures:
     """Walk `kernel` and every @blkc.jit function it can reach through names and module
     attributes; record each name read from outside a function and its current value."""
-    from blkc.diagnostics import BlkcError
     from blkc.frontend.source import parse_function
     from blkc.jitfunction import JITFunction
 
@@ -270,7 +269,7 @@ def capture(kernel: JITFunction) -> Captures:
         if by_value:
             try:
                 digest.update(_tree_digest(function.fn))
-            except (BlkcError, OSError, TypeError):  # no source (a lambda): its code
+            except Exception:  # noqa: BLE001 - no source to read (a lambda): its code
                 code = getattr(function.fn, "__code__", None)
                 digest.update(_code_digest(code) if code is not None else b"?")
                 continue

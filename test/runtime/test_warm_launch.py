@@ -28,9 +28,14 @@ import blkc
 import blkc.language as tl
 
 
+@blkc.constexpr_function
+def block_of(block):  # its source is part of the key, read when the process starts
+    return block
+
+
 @blkc.jit
 def add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    o = tl.program_id(0) * block_of(BLOCK) + tl.arange(0, BLOCK)
     m = o < n
     tl.store(out_ptr + o, tl.load(x_ptr + o, mask=m) + tl.load(y_ptr + o, mask=m), mask=m)
 """
