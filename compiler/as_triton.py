@@ -37,6 +37,7 @@ MODULES = {
     "triton.language.core": "blkc.language.core",
     "triton.language.math": "blkc.language.math",
     "triton.language.random": "blkc.language.random",
+    "triton.language.target_info": "blkc.language.target_info",
     "triton.language.standard": "blkc.language",
     "triton.language.extra": "blkc.language.extra",
     "triton.language.extra.libdevice": "blkc.language.extra.libdevice",
@@ -88,7 +89,7 @@ def _made(name: str) -> types.ModuleType:
     elif name == "triton.runtime.jit":
         from blkc import jitfunction
 
-        for attr in ("JITFunction", "jit"):
+        for attr in ("JITFunction", "jit", "ConstexprFunction", "constexpr_function"):
             setattr(module, attr, getattr(jitfunction, attr))
         module.TensorWrapper = blkc.TensorWrapper  # type: ignore[attr-defined]
         module.reinterpret = blkc.reinterpret  # type: ignore[attr-defined]

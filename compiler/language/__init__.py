@@ -14,7 +14,7 @@ A kernel written for Triton runs after ``import triton`` becomes ``import blkc a
 and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
 """
 
-from blkc.language import extra, math, random
+from blkc.language import extra, math, random, target_info
 from blkc.language.block_pointers import advance, make_block_ptr
 from blkc.language.core import (
     PropagateNan,
@@ -171,7 +171,7 @@ __all__ = [
     "add", "cat", "flip", "gather", "histogram", "interleave", "join", "mul", "ravel",
     "reduce_or", "split", "squeeze", "sub", "swizzle2d", "unsqueeze",
     "sort", "topk", "bitonic_merge",
-    "associative_scan", "reduce", "extra",
+    "associative_scan", "reduce", "extra", "target_info",
     "advance", "make_block_ptr",
     "make_tensor_descriptor", "load_tensor_descriptor", "store_tensor_descriptor",
     "tensor_descriptor", "div_rn", "umulhi", "dot_scaled",

@@ -147,28 +147,39 @@ LIBRARY_IMPORTS = """
 import numpy, triton, triton.language as tl
 from triton.language.extra.cuda import libdevice
 from triton.runtime.autotuner import Autotuner, Heuristics
+from triton.runtime.jit import constexpr_function
+from triton.language.target_info import is_cuda, is_hip
+
+
+@constexpr_function
+def lanes(n):
+    return triton.next_power_of_2(n)
 
 
 @triton.jit
 def rsqrt(x_ptr, out_ptr, N: tl.constexpr):
-    o = tl.arange(0, N)
-    tl.store(out_ptr + o, libdevice.rsqrt(tl.load(x_ptr + o)))
+    o = tl.arange(0, lanes(N))
+    y = libdevice.rsqrt(tl.load(x_ptr + o, mask=o < N))
+    if is_cuda() or is_hip():  # decided while it compiles: neither on the CPU
+        y = y * 2
+    tl.store(out_ptr + o, y, mask=o < N)
 
 
 x = numpy.full(4, 4.0, numpy.float32)
 out = numpy.zeros_like(x)
-rsqrt.run(x, out, 4, grid=(1,), warmup=False)
-compiled = rsqrt.run(x, out, 4, grid=(1,), warmup=True)
+rsqrt.run(x, out, 3, grid=(1,), warmup=False)
+compiled = rsqrt.run(x, out, 3, grid=(1,), warmup=True)
 classes = isinstance(Autotuner, type), isinstance(Heuristics, type)
 print(out.tolist(), "llvm" in compiled.asm, *classes)
 """
 
 
 def test_the_import_paths_and_run_signature_kernel_libraries_use(tmp_path: Path) -> None:
-    """`triton.language.extra.cuda.libdevice`, `triton.runtime.autotuner` and
+    """`triton.language.extra.cuda.libdevice`, `triton.runtime.autotuner`,
+    `triton.runtime.jit.constexpr_function`, `triton.language.target_info` and
     `kernel.run(..., grid=..., warmup=...)`, as Triton kernel libraries write them."""
     script = tmp_path / "library.py"
     script.write_text(LIBRARY_IMPORTS)
     result = run("-m", "blkc.as_triton", str(script))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["[0.5,", "0.5,", "0.5,", "0.5]", "True", "True", "True"]
+    assert result.stdout.split() == ["[0.5,", "0.5,", "0.5,", "0.0]", "True", "True", "True"]

@@ -116,3 +116,19 @@ def test_errors_point_at_the_call(kernel: blkc.JITFunction, words: str) -> None:
 def test_a_constexpr_function_takes_a_function() -> None:
     with pytest.raises(TypeError, match="takes a function"):
         blkc.constexpr_function(3)
+
+
+@blkc.jit
+def by_target(o_ptr):
+    if tl.target_info.is_cuda() or tl.target_info.is_hip():
+        tl.store(o_ptr, 1)
+    else:
+        tl.store(o_ptr, 2)
+    tl.store(o_ptr + 1, tl.target_info.cuda_capability_geq(7, 0))
+
+
+def test_target_info_answers_while_the_kernel_compiles() -> None:
+    assert tl.target_info.current_target().backend == "cpu"
+    o = numpy.zeros(2, numpy.int32)
+    by_target[(1,)](o)
+    assert o.tolist() == [2, 0]  # as in Triton's interpreter on the CPU
