@@ -61,6 +61,7 @@ from blkc.passes.block_lowering import (
     Index,
     LoopBody,
     NestBody,
+    accumulator_type,
     relies_on_disjoint_args,
 )
 from blkc.passes.fusion_plan import elem_type
@@ -303,6 +304,7 @@ class LoopLowering(BlockLowering):
         acc_elem = op.acc_dtype if op.acc_dtype is not None else src_elem
         if kind in (blk.ReduceKind.ARGMAX, blk.ReduceKind.ARGMIN):
             acc_elem = src_elem
+        acc_elem = accumulator_type(kind, acc_elem)
         result_elem = elem_type(op.result)
 
         def reduce_in(
@@ -365,12 +367,13 @@ class LoopLowering(BlockLowering):
     def lower_scan(self, op: blk.ScanOp, here: Builder) -> None:
         shape = list(shape_of(op.src.type))
         axis = op.axis.value.data
+        kind = op.kind.data
         acc_elem = op.acc_dtype if op.acc_dtype is not None else elem_type(op.src)
+        acc_elem = accumulator_type(kind, acc_elem)
         result_elem = elem_type(op.result)
         buffer = self.alloca(shape, result_elem)
         self.buffers[op.result] = buffer
         outer = [d for d in range(len(shape)) if d != axis]
-        kind = op.kind.data
 
         def body(b: LoopBody, out_idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
             def inner(ib: LoopBody, red_idx: Index, acc: list[SSAValue]) -> list[SSAValue]:

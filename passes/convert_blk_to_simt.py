@@ -70,6 +70,7 @@ from blkc.passes.block_lowering import (
     Index,
     LoopBody,
     NestBody,
+    accumulator_type,
 )
 from blkc.passes.fusion_plan import WRITES_MEMORY, elem_type, is_block
 from blkc.passes.pointer_analysis import Overlap
@@ -631,6 +632,7 @@ class SimtLowering(BlockLowering):
         shape = shape_of(op.src.type)
         src_elem = elem_type(op.src)
         acc_elem = src_elem if kind in _ARG_KINDS else (op.acc_dtype or src_elem)
+        acc_elem = accumulator_type(kind, acc_elem)
         nan = blk.nan_of(op)
         inits = self.reduce_init(kind, acc_elem, nan)
         scratch = [self._alloc([self.num_warps], acc_elem, shared=True)]
@@ -715,6 +717,7 @@ class SimtLowering(BlockLowering):
         outer = [d for d in range(len(src_shape)) if d != axis]
         src_elem = elem_type(op.src)
         acc_elem = src_elem if kind in _ARG_KINDS else (op.acc_dtype or src_elem)
+        acc_elem = accumulator_type(kind, acc_elem)
         staged = self._shared_copy(op.src, here)
 
         nan = blk.nan_of(op)
@@ -745,6 +748,7 @@ class SimtLowering(BlockLowering):
         axis = op.axis.value.data
         kind = op.kind.data
         acc_elem = op.acc_dtype if op.acc_dtype is not None else elem_type(op.src)
+        acc_elem = accumulator_type(kind, acc_elem)
         nan = blk.nan_of(op)
         staged = self._shared_copy(op.src, here)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy
 import pytest
 
@@ -410,7 +411,6 @@ def test_fp_downcast_rounding_toward_zero() -> None:
     checked against oracles that share nothing with the conversion: every float16 and fp8
     value searched (float8_e4m3fn, which has no infinities, saturates to 448), and float32
     / bfloat16 as the wider value with its lower bits cleared."""
-    import ml_dtypes
 
     rng = numpy.random.default_rng(7)
     x = _edge_floats(rng, 4096)
@@ -560,7 +560,6 @@ def small_floats(x_ptr, e4_ptr, e5_ptr, bf_ptr, BLOCK: tl.constexpr):
 
 
 def test_small_float_dtypes() -> None:
-    import ml_dtypes
 
     x = floats(32) * 4
     e4 = numpy.zeros(32, ml_dtypes.float8_e4m3fn)
@@ -593,3 +592,43 @@ def expanded_shapes(x_ptr, AXES: tl.constexpr, SHAPE: tl.constexpr):
 def test_expand_dims_takes_negative_axes_of_the_result(axes: object, shape: tuple) -> None:
     x = floats(32)
     expanded_shapes[(1,)](x.copy(), AXES=axes, SHAPE=shape)
+
+
+@blkc.jit
+def small_float_sums(x_ptr, out_ptr, N: tl.constexpr, ROWS: tl.constexpr):
+    cols = tl.arange(0, N)
+    x = tl.load(x_ptr + cols)
+    tl.store(out_ptr, tl.sum(x, axis=0).to(tl.float32))
+    tl.store(out_ptr + 1, tl.sum(x * x).to(tl.float32))
+    tl.store(out_ptr + 2 + cols, tl.cumsum(x, axis=0).to(tl.float32))
+    rows = tl.arange(0, ROWS)[:, None]
+    grid = tl.load(x_ptr + rows * (N // ROWS) + tl.arange(0, N // ROWS)[None, :])
+    tl.store(out_ptr + 2 + N + rows, tl.sum(grid, axis=1, keep_dims=True).to(tl.float32))
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e5m2"])
+def test_sums_of_narrow_floats_do_not_stall(target: str, dtype: str) -> None:
+    """A bfloat16 or fp8 sum (or cumsum) accumulates in float32 and rounds once: rounded
+    after each element, a running sum of ones stalled at 256 in bfloat16 (16 in
+    float8_e5m2), where Triton's tree of partial sums gives about n."""
+    n, rows = 4096, 4
+    np_dtype = getattr(ml_dtypes, dtype)
+    x = numpy.ones(n, np_dtype)
+    out = numpy.zeros(2 + n + rows, numpy.float32)
+    small_float_sums[(1,)](x, out, n, rows, target=target)
+
+    def rounded(values: numpy.ndarray) -> numpy.ndarray:
+        return values.astype(numpy.float32).astype(np_dtype).astype(numpy.float32)
+
+    assert out[:2].tolist() == [4096.0, 4096.0]
+    numpy.testing.assert_array_equal(out[2 : 2 + n], rounded(numpy.arange(1, n + 1)))
+    assert out[2 + n :].tolist() == [n / rows] * rows
+    # random values: within one rounding of the exact sum
+    rng = numpy.random.default_rng(3)
+    x = rng.standard_normal(n).astype(np_dtype)
+    small_float_sums[(1,)](x, out, n, rows, target=target)
+    exact = x.astype(numpy.float64)
+    assert out[0] == rounded(numpy.array([exact.sum()]))[0]
+    squares = rounded(exact**2).astype(numpy.float64).sum()  # each square rounded first
+    assert out[1] == rounded(numpy.array([squares]))[0]
