@@ -27,10 +27,12 @@ from blkc.language.core import (
     atomic_add,
     atomic_and,
     atomic_cas,
+    atomic_load,
     atomic_max,
     atomic_min,
     atomic_or,
     atomic_poll,
+    atomic_store,
     atomic_xchg,
     atomic_xor,
     bfloat16,
@@ -155,7 +157,8 @@ from blkc.language.tensor_descriptors import (
 
 __all__ = [
     "PropagateNan", "abs", "arange", "argmax", "argmin", "assume", "atomic_add",
-    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_poll",
+    "atomic_and", "atomic_cas", "atomic_load", "atomic_max", "atomic_min", "atomic_or",
+    "atomic_poll", "atomic_store",
     "atomic_xchg", "atomic_xor", "bfloat16", "broadcast", "broadcast_to", "cast", "cdiv",
     "ceil", "clamp",
     "constexpr", "cos", "cumprod", "cumsum", "debug_barrier", "device_assert",

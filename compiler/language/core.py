@@ -631,6 +631,80 @@ def atomic_cas(
     )
 
 
+def _atomic_access(
+    s: CodeGenerator, op: str, pointer: Any, mask: Any, sem: Any, scope: Any, orders: tuple
+) -> tuple[SSAValue, Any, SSAValue | None]:
+    """`atomic_load`'s and `atomic_store`'s checks, as Triton's: the pointer (a scalar
+    pointer takes no block mask), `sem` one of `orders`, `scope` a scope. Returns the
+    pointer, its element dtype and the mask."""
+    from blkc.dialects.types import PtrType, element_type
+
+    ptr = s.value(pointer, "the pointer")
+    pointee = element_type(ptr.type)
+    if not isinstance(pointee, PtrType):
+        raise s.error(f"Unsupported ptr type {ptr.type} in `tl.atomic_{op}`")
+    element = _dtypes.from_xdsl(pointee.pointee)
+    if not (element.is_int or element.is_float or element.is_bool):
+        raise s.error(f"atomic_{op} only supports integer and floating-point elements")
+    if s.constant(sem, "sem") not in (None, "", *orders):
+        raise s.error(f"atomic_{op} only supports {' and '.join(orders)} semantics")
+    _check_hint(s, scope, MEMORY_SCOPES, f"atomic_{op}'s scope")
+    m = None if s.is_none(mask) else s.value(mask, "the mask")
+    if m is not None and s.shape_of(m) and not s.shape_of(ptr):
+        raise s.error("Mask argument cannot be block type if pointer argument is not a block")
+    return ptr, element, m
+
+
+def _as_bits(s: CodeGenerator, ptr: SSAValue, element: Any) -> tuple[SSAValue, Any]:
+    """`ptr` viewed as a pointer to unsigned integers of its elements' width (bool as
+    uint8), and that dtype: what an atomic `or` and `xchg` take."""
+    from blkc.dialects.types import PtrType
+
+    bits = _dtypes.dtype("uint8" if element.width < 8 else f"uint{element.width}")
+    return s.ir.cast(ptr, PtrType(bits.xdsl)), bits
+
+
+@builtin
+def atomic_load(
+    pointer: Any, mask: Any = None, sem: Any = None, scope: Any = None, *, _semantic: CodeGenerator
+) -> tensor:
+    """Atomically read memory at `pointer` (where `mask` holds; other lanes are
+    unspecified), as an acquire (`sem`: "acquire", the default, or "relaxed"). On the CPU
+    an atomic `or` of zero: a read no later load moves before, and that a loop repeats."""
+    s = _semantic
+    ptr, element, m = _atomic_access(s, "load", pointer, mask, sem, scope, ("acquire", "relaxed"))
+    words, bits = _as_bits(s, ptr, element)
+    read = s.ir.atomic_rmw("or", words, s.ir.constant(0, bits), m, policy_checked=False)
+    if element.is_bool:
+        return s.wrap(s.ir.compare("ne", read, s.ir.constant(0, bits, s.shape_of(read))))
+    return s.wrap(s.ir.bitcast(read, element))
+
+
+@builtin
+def atomic_store(
+    pointer: Any,
+    val: Any,
+    mask: Any = None,
+    sem: Any = None,
+    scope: Any = None,
+    *,
+    _semantic: CodeGenerator,
+) -> None:
+    """Atomically write `val` (converted to the pointer's element type) to memory at
+    `pointer` where `mask` holds, as a release (`sem`: "release", the default, or
+    "relaxed"). On the CPU an atomic exchange whose old value is dropped."""
+    s = _semantic
+    ptr, element, m = _atomic_access(s, "store", pointer, mask, sem, scope, ("release", "relaxed"))
+    v = s.value(val, "val")
+    if s.shape_of(v) and not s.shape_of(ptr):
+        raise s.error("Value argument cannot be block type if pointer argument is not a block")
+    v = s.ir.cast(s.ir.typed(v, element), element)
+    _fits_pointer(s, "atomic_store", ptr, {"value": v, "mask": m})
+    words, bits = _as_bits(s, ptr, element)
+    stored = s.ir.cast(v, bits) if element.is_bool else s.ir.bitcast(v, bits)
+    s.ir.atomic_rmw("xchg", words, stored, m, policy_checked=False)
+
+
 @builtin
 def atomic_poll(
     pointer: Any,
