@@ -97,6 +97,52 @@ _POINTERS: dict[Any, _Spec] = {}
 
 
 @dataclass(frozen=True)
+class _TupleArg:
+    """A tuple argument, flattened: each element a parameter of its own (named
+    ``name.0``, ``name.1.2`` ...), which the kernel gets back as a tuple of the same type (a
+    NamedTuple keeps its fields)."""
+
+    kind: type
+    parts: tuple[str | _TupleArg, ...]
+
+    def rebuild(self, values: dict[str, Any]) -> tuple[Any, ...]:
+        items = [p.rebuild(values) if isinstance(p, _TupleArg) else values[p] for p in self.parts]
+        return self.kind._make(items) if hasattr(self.kind, "_fields") else tuple(items)
+
+    def key(self) -> Any:
+        kind = f"{self.kind.__module__}.{self.kind.__qualname__}"
+        return (kind, tuple(p.key() if isinstance(p, _TupleArg) else p for p in self.parts))
+
+
+def _flattened(
+    arguments: dict[str, Any], constexprs: frozenset[str]
+) -> tuple[dict[str, Any], dict[str, _TupleArg]]:
+    """`arguments` with each tuple (one not declared `tl.constexpr`, which is compiled in
+    whole) replaced by its elements, recursively, and the tuples' shapes by name."""
+    if not any(isinstance(v, tuple) for v in arguments.values()):
+        return arguments, {}
+    flat: dict[str, Any] = {}
+    tuples: dict[str, _TupleArg] = {}
+
+    def walk(name: str, value: Any) -> str | _TupleArg:
+        if not isinstance(value, tuple):
+            flat[name] = value
+            return name
+        parts = tuple(walk(f"{name}.{i}", v) for i, v in enumerate(value))
+        kind = type(value) if hasattr(type(value), "_fields") else tuple
+        return _TupleArg(kind, parts)
+
+    for name, value in arguments.items():
+        if isinstance(value, tuple) and name not in constexprs:
+            shape = walk(name, value)
+            assert isinstance(shape, _TupleArg)
+            tuples[name] = shape
+        else:
+            flat[name] = value
+    return flat, tuples
+
+
+@dataclass(frozen=True)
 class KernelParam:
     """A parameter of a kernel, as tools written for Triton read it (`kernel.params`)."""
 
@@ -391,12 +437,15 @@ class JITFunction(KeptLaunchers, _Launchable):
         from blkc.promotion import default_policy
 
         policy = policy or self.policy or default_policy()
-        specs = {name: self._spec(name, value) for name, value in arguments.items()}
+        flat, tuples = _flattened(arguments, self._constexpr_names)
+        specs = {name: self._spec(name, value) for name, value in flat.items()}
         signature = tuple(
             (n, s.mlir, s.hint) if s.mlir is not None else (n, key_of(s.constant))
             for n, s in specs.items()
         )
-        runtime = [arguments[n] for n, s in specs.items() if s.mlir is not None]
+        if tuples:
+            signature += tuple(("tuple", n, t.key()) for n, t in tuples.items())
+        runtime = [flat[n] for n, s in specs.items() if s.mlir is not None]
         # Launches look their variant up here first: hashing the key for the shared cache
         # costs more than some kernels take to run.
         options = (policy, target or self.target, num_warps, arch)
@@ -432,7 +481,7 @@ class JITFunction(KeptLaunchers, _Launchable):
                     for spec in specs.values()
                     if spec.mlir is not None
                 ]
-                return build_module(self, params, constants, policy, divisibility)
+                return build_module(self, params, constants, policy, divisibility, tuples)
 
             from blkc.frontend.source import parse_function
 
@@ -561,6 +610,8 @@ class JITFunction(KeptLaunchers, _Launchable):
         argument that is not a NumPy array or a Python number)."""
         from blkc.runtime.fast_launch import Arg, runtime_arg
 
+        if _flattened(arguments, self._constexpr_names)[1]:
+            return None  # tuple arguments launch through Python
         names = self.arg_names[: len(args)]
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
         runtime = [name for name, spec in specs.items() if spec.mlir is not None]
@@ -612,11 +663,12 @@ class JITFunction(KeptLaunchers, _Launchable):
         kernel, arguments = self._lowered(
             args, kwargs, policy, target, num_warps, arch, num_cpu_threads
         )
-        specs = {name: self._spec(name, value) for name, value in arguments.items()}
+        flat, tuples = _flattened(arguments, self._constexpr_names)
+        specs = {name: self._spec(name, value) for name, value in flat.items()}
         constants = {name: s.constant for name, s in specs.items() if s.mlir is None}
         return CompiledKernel.bind(
             kernel.prepare(),
-            self.arg_names,
+            list(flat) if tuples else self.arg_names,
             constants=constants,
             num_warps=num_warps or 4,
             num_stages=num_stages,

@@ -1132,10 +1132,13 @@ def build_module(
     constants: dict[str, Any],
     policy: str,
     divisibility: Sequence[int | None] = (),
+    tuples: dict[str, Any] | None = None,
 ) -> ModuleOp:
     """The loose blk IR of kernel `fn` with runtime parameters `params` (name, type) and
     the compile-time values `constants` of the others; `divisibility` as
-    `IRBuilder.begin_kernel` takes it (ints specialised as multiples of 16)."""
+    `IRBuilder.begin_kernel` takes it (ints specialised as multiples of 16); `tuples`: the
+    tuple arguments whose elements are the parameters and constants ``name.0`` ...
+    (`jitfunction._TupleArg`), given to the kernel as tuples again."""
     parsed = parse_function(fn.fn)
     ir = IRBuilder(policy, parsed.filename)
     tree = parsed.tree
@@ -1143,6 +1146,8 @@ def build_module(
         handles = ir.begin_kernel(fn.__name__, params, divisibility=divisibility)
     env: dict[str, Any] = dict(constants)
     env.update({name: tl.tensor(h) for (name, _), h in zip(params, handles, strict=True)})
+    for name, shape in (tuples or {}).items():
+        env[name] = shape.rebuild(env)
     generator = CodeGenerator(ir, parsed, env)
     generator.run(tree.body)
     if generator.env.get(_RETURN) is not None:
