@@ -1059,10 +1059,19 @@ class Config:
         return ", ".join(f"{k}: {v}" for k, v in items.items())
 
 
-@dataclass
+@dataclass(init=False, eq=False)
 class Autotuner(_Decorator):
     """Times every config that pruning keeps (`prune_configs`) on the first launch for each
-    key and reuses the fastest."""
+    key and reuses the fastest.
+
+    Its constructor is Triton's (`triton.runtime.autotuner.Autotuner`), so that kernel
+    libraries that subclass it run: ``Autotuner(fn, arg_names, configs, key,
+    reset_to_zero, restore_value, pre_hook=None, post_hook=None, prune_configs_by=None,
+    warmup=None, rep=None, use_cuda_graph=False, do_bench=None, cache_results=False)``,
+    with Triton's attributes (`keys`, `cache`, `nargs`, `pre_hook`, `post_hook`,
+    `user_defined_pre_hook`, ...). `warmup` and `rep` count runs here (blkc's
+    `autotune`), `use_cuda_graph`, `do_bench` and `cache_results` are accepted and
+    ignored."""
 
     fn: JITFunction | Autotuner | Heuristics
     configs: list[Config]
@@ -1081,6 +1090,79 @@ class Autotuner(_Decorator):
     best_config: Config | None = None
     """The config the last launch ran with (Triton's name; None before any launch)."""
     timings: dict[tuple[Any, ...], dict[str, float]] = field(default_factory=dict)
+    cache: dict[tuple[Any, ...], Config] = field(default_factory=dict)
+    """Configs by Triton's key (the `key` arguments' values, then the dtype of each array
+    argument): a config a subclass puts here is used without tuning."""
+
+    def __init__(
+        self,
+        fn: Any,
+        arg_names: Sequence[str] | None,
+        configs: Sequence[Config],
+        key: Sequence[str],
+        reset_to_zero: Sequence[str] | None = None,
+        restore_value: Sequence[str] | None = None,
+        pre_hook: Callable[..., Any] | None = None,
+        post_hook: Callable[..., Any] | None = None,
+        prune_configs_by: dict[str, Any] | None = None,
+        warmup: int | None = None,
+        rep: int | None = None,
+        use_cuda_graph: bool = False,
+        do_bench: Any = None,
+        cache_results: bool = False,
+        *,
+        prune_by_cache: bool | None = None,
+    ):
+        self.fn = fn
+        self.arg_names = list(arg_names or base_function(fn).arg_names)
+        self.configs = list(configs) or [Config({})]
+        self.key = self.keys = list(key)
+        self.reset_to_zero = list(reset_to_zero or [])
+        self.restore_value = list(restore_value or [])
+        for what, names in (
+            ("key", self.key),
+            ("reset_to_zero", self.reset_to_zero),
+            ("restore_value", self.restore_value),
+        ):
+            unknown = [n for n in names if n not in self.arg_names]
+            if unknown:
+                raise ValueError(
+                    f"{what} contains names that are not kernel arguments: "
+                    f"{', '.join(unknown)}. Valid argument names are: "
+                    f"{', '.join(self.arg_names)}."
+                )
+        self.num_warmups = 2 if warmup is None else warmup
+        self.num_reps = 5 if rep is None else rep
+        self.prune_configs_by = dict(prune_configs_by) if prune_configs_by else None
+        self.prune_by_cache = prune_by_cache
+        self.best, self.best_config, self.timings, self.cache = {}, None, {}, {}
+        self.nargs: dict[str, Any] = {}
+        self.restore_copies: dict[str, Any] = {}
+        self.user_defined_pre_hook = pre_hook is not None
+        self.user_defined_post_hook = post_hook is not None
+        self.pre_hook = pre_hook if pre_hook is not None else self._reset_and_save
+        self.post_hook = post_hook if post_hook is not None else self._restore
+        self.use_cuda_graph, self.do_bench, self.cache_results = use_cuda_graph, do_bench, False
+        del cache_results  # tuning results are kept per process
+
+    def _reset_and_save(self, arguments: dict[str, Any], reset_only: bool = False) -> None:
+        """The default `pre_hook`: zero the `reset_to_zero` arrays, and (unless
+        `reset_only`) keep a copy of the `restore_value` ones."""
+        for name in self.reset_to_zero:
+            if arguments.get(name) is not None:
+                _as_array(arguments[name])[...] = 0
+        if not reset_only:
+            self.restore_copies = {
+                n: numpy.array(_as_array(arguments[n]), copy=True)
+                for n in self.restore_value
+                if arguments.get(n) is not None
+            }
+
+    def _restore(self, arguments: dict[str, Any], exception: BaseException | None = None) -> None:
+        """The default `post_hook`: the `restore_value` arrays as `pre_hook` found them."""
+        for name, copy in self.restore_copies.items():
+            _as_array(arguments[name])[...] = copy
+        self.restore_copies = {}
 
     def _key(self, arguments: dict[str, Any]) -> tuple[Any, ...]:
         from blkc.runtime.arrays import dtype_and_shape
@@ -1092,12 +1174,31 @@ class Autotuner(_Decorator):
             parts.append((str(array[0]), array[1]) if array is not None else value)
         return tuple(parts)
 
+    def _triton_key(self, arguments: dict[str, Any]) -> tuple[Any, ...] | None:
+        """Triton's key of a launch (`cache`), or None where it is not hashable."""
+        named = {k: v for k, v in arguments.items() if k in self.arg_names}
+        parts = [named[k] for k in self.key if k in named]
+        parts += [str(v.dtype) for v in named.values() if hasattr(v, "dtype")]
+        key = tuple(parts)
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
     def run(self, *args: Any, grid: Any, **kwargs: Any) -> None:
         arguments = self._arguments(args, kwargs)
-        key = self._key(arguments)
-        if key not in self.best:
-            self.best[key] = self._tune(args, kwargs, grid, arguments, key)
-        config = self.best_config = self.best[key]
+        self.nargs = dict(zip(self.arg_names, args, strict=False))
+        config = None
+        if self.cache:
+            triton_key = self._triton_key(arguments)
+            config = None if triton_key is None else self.cache.get(triton_key)
+        if config is None:
+            key = self._key(arguments)
+            if key not in self.best:
+                self.best[key] = self._tune(args, kwargs, grid, arguments, key)
+            config = self.best[key]
+        self.best_config = config
         if config.pre_hook is not None:
             config.pre_hook({**arguments, **config.kwargs})
         self.fn.run(*args, grid=grid, **config.with_launch_options(kwargs), **config.kwargs)
@@ -1113,28 +1214,25 @@ class Autotuner(_Decorator):
         configs = self.prune_configs(args, kwargs)
         if len(configs) == 1:
             return configs[0]
-        saved = {n: numpy.array(_as_array(arguments[n]), copy=True) for n in self.restore_value}
-
-        def restore() -> None:
-            for name, copy in saved.items():
-                _as_array(arguments[name])[...] = copy
-            for name in self.reset_to_zero:
-                _as_array(arguments[name])[...] = 0
 
         def once(config: Config) -> None:
+            full = {**arguments, **config.kwargs}
             if config.pre_hook is not None:
-                config.pre_hook({**arguments, **config.kwargs})
-            self.fn.run(*args, grid=grid, **config.with_launch_options(kwargs), **config.kwargs)
+                config.pre_hook(full)
+            self.pre_hook(full)
+            try:
+                self.fn.run(
+                    *args, grid=grid, **config.with_launch_options(kwargs), **config.kwargs
+                )
+            except Exception as err:
+                self.post_hook(full, exception=err)
+                raise
+            self.post_hook(full, exception=None)
 
         best, self.timings[key] = autotuning.choose(
-            self.__name__,
-            configs,
-            str,
-            once,
-            warmup=self.num_warmups,
-            reps=self.num_reps,
-            restore=restore,
+            self.__name__, configs, str, once, warmup=self.num_warmups, reps=self.num_reps
         )
+        self.pre_hook({**arguments, **best.kwargs}, reset_only=True)
         return best
 
     def warmup(self, *args: Any, **kwargs: Any) -> list[Any]:
@@ -1276,14 +1374,17 @@ def autotune(
     def decorate(fn: Any) -> Autotuner:
         return Autotuner(
             fn,
-            list(configs),
-            list(key),
-            list(reset_to_zero or []),
-            list(restore_value or []),
-            warmup,
-            rep,
-            dict(prune_configs_by) if prune_configs_by else None,
-            prune_by_cache,
+            None,
+            configs,
+            key,
+            reset_to_zero,
+            restore_value,
+            pre_hook=options.get("pre_hook"),
+            post_hook=options.get("post_hook"),
+            prune_configs_by=prune_configs_by,
+            warmup=warmup,
+            rep=rep,
+            prune_by_cache=prune_by_cache,
         )
 
     return decorate

@@ -15,6 +15,7 @@ import pytest
 import blkc
 import blkc.kernel
 import blkc.language as tl
+from blkc.jitfunction import Autotuner  # triton.runtime.autotuner.Autotuner
 
 
 @blkc.jit
@@ -156,6 +157,62 @@ def test_autotune_times_each_config_once_per_key(capsys: pytest.CaptureFixture[s
     assert capsys.readouterr().err == ""
     assert tuned_copy.best[(5000,)] is best
     numpy.testing.assert_array_equal(out, x + 1)
+
+
+class CachedAutotuner(Autotuner):
+    """A subclass as kernel libraries write them for Triton (flash-linear-attention's
+    loads configs from files): Triton's constructor and attributes, its `run` overridden,
+    a config put in `cache` used without tuning."""
+
+    def __init__(self, fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs):
+        super().__init__(fn, arg_names, configs, key, reset_to_zero, restore_value, **kwargs)
+        self.kernel_name = fn.fn.__name__ if hasattr(fn, "fn") else fn.__name__
+        self.runs = 0
+
+    def run(self, *args, **kwargs):
+        self.runs += 1
+        return super().run(*args, **kwargs)
+
+
+def _add_one(x_ptr, acc_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.atomic_add(acc_ptr, tl.sum(tl.load(x_ptr + offs, mask=offs < n, other=0), axis=0))
+
+
+def test_the_autotuner_takes_tritons_constructor_and_hooks() -> None:
+    calls: list[str] = []
+    kernel = blkc.jit(_add_one)
+    tuner = CachedAutotuner(
+        kernel,
+        kernel.arg_names,
+        [blkc.Config({"BLOCK": 16}), blkc.Config({"BLOCK": 64})],
+        ["n"],
+        ["acc_ptr"],  # reset_to_zero: each timed run starts from zero
+        None,
+        post_hook=lambda args, exception: calls.append("post"),
+        prune_configs_by=None,
+        warmup=1,
+        rep=2,
+        use_cuda_graph=False,
+        do_bench=None,
+        cache_results=False,
+    )
+    assert tuner.kernel_name == "_add_one" and tuner.keys == ["n"]
+    assert not tuner.user_defined_pre_hook and tuner.user_defined_post_hook
+    x = numpy.ones(200, numpy.float32)
+    acc = numpy.full(1, 1000.0, numpy.float32)
+    grid = lambda meta: (blkc.cdiv(200, meta["BLOCK"]),)  # noqa: E731
+    tuner[grid](x, acc, 200)
+    assert tuner.runs == 1 and calls.count("post") == 2 * (1 + 2)  # each timed run
+    assert acc[0] == 200.0  # zeroed before the launch after tuning, not 1000 + sums
+    # a config placed in `cache` under Triton's key (key values, then array dtypes) wins
+    tuner.cache[(300, "float32", "float32")] = blkc.Config({"BLOCK": 32})
+    acc[0] = 0
+    tuner[lambda meta: (blkc.cdiv(300, meta["BLOCK"]),)](numpy.ones(300, numpy.float32), acc, 300)
+    assert tuner.best_config.kwargs == {"BLOCK": 32} and acc[0] == 300.0
+    assert (300,) not in tuner.best  # not tuned
+    with pytest.raises(ValueError, match="not kernel arguments: m"):
+        Autotuner(kernel, None, [blkc.Config({"BLOCK": 16})], ["m"], None, None)
 
 
 @blkc.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
