@@ -1221,9 +1221,7 @@ class Autotuner(_Decorator):
                 config.pre_hook(full)
             self.pre_hook(full)
             try:
-                self.fn.run(
-                    *args, grid=grid, **config.with_launch_options(kwargs), **config.kwargs
-                )
+                self.fn.run(*args, grid=grid, **config.with_launch_options(kwargs), **config.kwargs)
             except Exception as err:
                 self.post_hook(full, exception=err)
                 raise
