@@ -644,6 +644,14 @@ class CodeGenerator:
 
     def _attribute(self, base: Any, attr: str) -> Any:
         base = self.unwrap_constexpr(base)
+        if (
+            isinstance(base, bool | int | float)
+            and (attr == "to" or attr in _METHODS)
+            and not hasattr(base, attr)
+        ):
+            # A number's tensor method (`stride.to(tl.int64)` where a stride of 1 was
+            # compiled in): the number as a scalar, as Triton's interpreter reads it.
+            base = self.tensor_of(base, f"the number before .{attr}")
         if isinstance(base, tensor_descriptors.TensorDescriptor):
             if attr in tensor_descriptors.METHODS:
                 return _TensorMethod(tensor_descriptors.METHODS[attr], base)

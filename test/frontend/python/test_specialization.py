@@ -247,3 +247,21 @@ def test_parameters_named_like_launch_options_get_their_values() -> None:
     out = numpy.zeros(2, numpy.int32)
     parameter_named_like_an_option[(1,)](out, num_stages=3, num_warps=2)
     numpy.testing.assert_array_equal(out, [32, 32])
+
+
+@blkc.jit
+def strided_sum(x_ptr, out_ptr, stride, N: tl.constexpr):
+    i = tl.arange(0, N)
+    values = tl.load(x_ptr + i * stride.to(tl.int64))
+    tl.store(out_ptr, tl.sum(values, axis=0) + stride.to(tl.float32))
+
+
+@pytest.mark.parametrize("stride", [1, 2, 3])
+def test_a_number_compiled_in_keeps_its_tensor_methods(stride: int) -> None:
+    """An int argument of 1 is compiled in, and `stride.to(tl.int64)` (flash-attn's
+    cross-entropy on a row of one column) still reads it as a scalar, as Triton's
+    interpreter does (compiled Triton refuses it: triton-lang/triton#2939)."""
+    x = numpy.arange(12, dtype=numpy.float32)
+    out = numpy.zeros(1, numpy.float32)
+    strided_sum[(1,)](x, out, stride, 4)
+    assert out[0] == x[::stride][:4].sum() + stride
