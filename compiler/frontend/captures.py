@@ -171,8 +171,10 @@ def key_of(value: Any) -> Any:
 class Captures:
     """The names a kernel can read from outside, with the values they had."""
 
-    entries: list[tuple[Callable[[str, Any], Any], str, Any]]
-    """(look-up, name, value): `look-up(name, MISSING)` gives the current value."""
+    entries: list[tuple[Callable[[str, Any], Any], str, Any, bool]]
+    """(look-up, name, value, exact): `look-up(name, MISSING)` gives the current value,
+    which must be `value` itself where `exact`, else of its type (a value the frontend
+    refuses to read, which no compiled code depends on)."""
     digest: str
     """A hash of the sources of every function reached and of the captured values."""
     replaced: int
@@ -183,9 +185,15 @@ class Captures:
         `namespace` (which this fills, its names starting with `prefix`)."""
         namespace[f"{prefix}replaced"], namespace[f"{prefix}missing"] = _sources_replaced, MISSING
         terms = [f"{prefix}replaced[0] == {self.replaced}"]
-        for i, (lookup, name, value) in enumerate(self.entries):
-            namespace[f"{prefix}lookup{i}"], namespace[f"{prefix}value{i}"] = lookup, value
-            terms.append(f"{prefix}lookup{i}({name!r}, {prefix}missing) is {prefix}value{i}")
+        for i, (lookup, name, value, exact) in enumerate(self.entries):
+            namespace[f"{prefix}lookup{i}"] = lookup
+            namespace[f"{prefix}value{i}"] = value if exact else type(value)
+            current = f"{prefix}lookup{i}({name!r}, {prefix}missing)"
+            terms.append(
+                f"{current} is {prefix}value{i}"
+                if exact
+                else f"type({current}) is {prefix}value{i}"
+            )
         return terms
 
     def fresh(self) -> bool:
@@ -193,8 +201,9 @@ class Captures:
         replaced since)."""
         if self.replaced != _sources_replaced[0]:
             return False
-        for lookup, name, value in self.entries:
-            if lookup(name, MISSING) is not value:
+        for lookup, name, value, exact in self.entries:
+            current = lookup(name, MISSING)
+            if current is not value if exact else type(current) is not type(value):
                 return False
         return True
 
@@ -242,17 +251,27 @@ def capture(kernel: JITFunction) -> Captures:
 
     replaced = _sources_replaced[0]
     digest = hashlib.sha256()
-    entries: list[tuple[Callable[[str, Any], Any], str, Any]] = []
-    recorded: set[tuple[int, str]] = set()
+    entries: list[tuple[Callable[[str, Any], Any], str, Any, bool]] = []
+    recorded: dict[tuple[int, str], int] = {}
     visited: set[int] = set()
     pending: list[Any] = [kernel]  # JITFunctions and ConstexprFunctions
     by_value = False  # whether the function walked is a constexpr_function
 
-    def record(namespace: Any, lookup: Callable[[str, Any], Any], name: str) -> Any:
+    def record(
+        namespace: Any, lookup: Callable[[str, Any], Any], name: str, module: bool = False
+    ) -> Any:
         value = lookup(name, MISSING)
-        if (id(namespace), name) not in recorded:
-            recorded.add((id(namespace), name))
-            entries.append((lookup, name, value))
+        # A value the frontend refuses to read was read by no compiled variant (a local of
+        # the same name shadows it, or a branch left out): only its type is checked, so
+        # that a loop counter `i` beside a kernel's own `i` recompiles nothing.
+        exact = by_value or value is MISSING or readable(value, through_module=module)
+        at = recorded.get((id(namespace), name))
+        if at is None:
+            recorded[(id(namespace), name)] = len(entries)
+            entries.append((lookup, name, value, exact))
+            digest.update(repr((name, _fingerprint(value, by_value))).encode())
+        elif exact and not entries[at][3]:  # a constexpr_function reads it after all
+            entries[at] = (lookup, name, value, True)
             digest.update(repr((name, _fingerprint(value, by_value))).encode())
         if (isinstance(value, JITFunction) or _is_constexpr_function(value)) and id(
             value
@@ -292,7 +311,7 @@ def capture(kernel: JITFunction) -> Captures:
             base = resolved.get(node.value, MISSING)
             if isinstance(base, ModuleType) and not _is_blkc(base) and base is not builtins:
                 namespace = vars(base)
-                resolved[node] = record(base, namespace.get, node.attr)
+                resolved[node] = record(base, namespace.get, node.attr, module=True)
     return Captures(entries, digest.hexdigest(), replaced)
 
 

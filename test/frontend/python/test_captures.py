@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy
 import pytest
@@ -331,3 +332,35 @@ def test_src_params_and_unsafe_update_src() -> None:
     assert "updated source" in message
     assert ":2:16: error: name 'undefined' is not defined" in message
     assert "    return x + undefined\n" in message
+
+
+offs = 0  # a module global of the name the kernel below uses for a local
+
+
+@blkc.jit
+def shadowing(x_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + 1, mask=offs < n)
+
+
+def test_a_global_a_local_shadows_may_change(count_calls: Any) -> None:
+    """A loop counter beside a kernel's local of the same name (`for offs in ...` at
+    module level): the kernel never reads the global, so its new values recompile
+    nothing and leave the launch stub in use. A value the kernel may read in its place
+    (a tl.constexpr) is checked by identity as before."""
+    global offs
+    from blkc.jitfunction import JITFunction
+
+    x = numpy.zeros(16, numpy.float32)
+    for offs in range(3):  # noqa: B007 - the global changes
+        shadowing[(1,)](x, 16, BLOCK=16)  # the second builds the stub
+    launches = count_calls(JITFunction, "_run")
+    builds = shadowing.builds
+    for offs in range(3, 13):  # noqa: B007 - the global changes
+        shadowing[(1,)](x, 16, BLOCK=16)
+    assert launches[0] == 0 and shadowing.builds == builds  # all through the stub
+    assert x.tolist() == [13.0] * 16
+    offs = tl.constexpr(5)  # a value the kernel could read: the captures are redone
+    shadowing[(1,)](x, 16, BLOCK=16)
+    assert launches[0] == 1 and x.tolist() == [14.0] * 16
+    offs = 0
