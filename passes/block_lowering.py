@@ -107,17 +107,17 @@ NestBody = Callable[[LoopBody, Index, list[SSAValue]], list[SSAValue]]
 next carried values."""
 
 
-_WIDENED_SUMS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
+_WIDENED_SUMS = ("float16", "bfloat16", "float8_e4m3fn", "float8_e5m2")
 """The element types whose sums and products accumulate in float32 (`accumulator_type`)."""
 
 
 def accumulator_type(kind: blk.ReduceKind, elem: Attribute) -> Attribute:
     """The element type a `kind` reduction or scan whose accumulator is `elem`
-    accumulates in: float32 for a sum or product of bfloat16 or fp8 elements, rounded to
-    the result's type once (a reduction's result, each element of a scan's), else `elem`.
-    Their arithmetic rounds after each op (`emulate-small-floats`), and a sum rounded
-    after each element stalls: 256 + 1 is 256 in bfloat16, so a running sum of ones
-    stopped there. The order and precision of a float sum are unspecified
+    accumulates in: float32 for a sum or product of float16, bfloat16 or fp8 elements,
+    rounded to the result's type once (a reduction's result, each element of a scan's),
+    else `elem`. Their arithmetic rounds after each op (`emulate-small-floats`), and a sum
+    rounded after each element stalls: 256 + 1 is 256 in bfloat16, so a running sum of
+    ones stopped there (2048 in float16). The order and precision of a float sum are unspecified
     (docs/semantics.md); Triton's tree of partial sums, like float32 accumulation, gives
     about n where left to right gives 256."""
     if kind in (blk.ReduceKind.SUM, blk.ReduceKind.PROD):

@@ -607,13 +607,13 @@ def small_float_sums(x_ptr, out_ptr, N: tl.constexpr, ROWS: tl.constexpr):
 
 
 @pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
-@pytest.mark.parametrize("dtype", ["bfloat16", "float8_e5m2"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float8_e5m2"])
 def test_sums_of_narrow_floats_do_not_stall(target: str, dtype: str) -> None:
-    """A bfloat16 or fp8 sum (or cumsum) accumulates in float32 and rounds once: rounded
-    after each element, a running sum of ones stalled at 256 in bfloat16 (16 in
-    float8_e5m2), where Triton's tree of partial sums gives about n."""
+    """A float16, bfloat16 or fp8 sum (or cumsum) accumulates in float32 and rounds once:
+    rounded after each element, a running sum of ones stalled at 256 in bfloat16 (16 in
+    float8_e5m2, 2048 in float16), where Triton's tree of partial sums gives about n."""
     n, rows = 4096, 4
-    np_dtype = getattr(ml_dtypes, dtype)
+    np_dtype = numpy.float16 if dtype == "float16" else getattr(ml_dtypes, dtype)
     x = numpy.ones(n, np_dtype)
     out = numpy.zeros(2 + n + rows, numpy.float32)
     small_float_sums[(1,)](x, out, n, rows, target=target)
@@ -632,3 +632,19 @@ def test_sums_of_narrow_floats_do_not_stall(target: str, dtype: str) -> None:
     assert out[0] == rounded(numpy.array([exact.sum()]))[0]
     squares = rounded(exact**2).astype(numpy.float64).sum()  # each square rounded first
     assert out[1] == rounded(numpy.array([squares]))[0]
+
+
+@blkc.jit
+def block_sum(x_ptr, out_ptr, N: tl.constexpr):
+    tl.store(out_ptr, tl.sum(tl.load(x_ptr + tl.arange(0, N)), axis=0))
+
+
+def test_a_short_float16_sum_rounds_once() -> None:
+    """2048 and 63 ones in float16: added in order, each 2048 + 1 rounds back to 2048;
+    accumulated in float32, 2111 rounds once, to 2112 (as a tree of partial sums and
+    Triton's interpreter give)."""
+    x = numpy.ones(64, numpy.float16)
+    x[0] = 2048
+    out = numpy.zeros(1, numpy.float16)
+    block_sum[(1,)](x, out, 64)
+    assert out[0] == 2112
