@@ -43,7 +43,6 @@ MODULES = {
     "triton.language.extra.libdevice": "blkc.language.extra.libdevice",
     "triton.language.extra.cuda": "blkc.language.extra",
     "triton.language.extra.cuda.libdevice": "blkc.language.extra.libdevice",
-    "triton.runtime.autotuner": "blkc.jitfunction",
     "triton.testing": "blkc.testing",
     "triton.runtime": "blkc.runtime",
     "triton.runtime.driver": "blkc.runtime.driver",
@@ -51,8 +50,19 @@ MODULES = {
 }
 """Each `triton` module, and the blkc module that stands for it."""
 
-_MADE = ("triton", "triton.compiler", "triton.compiler.errors", "triton.runtime.jit")
-"""Modules made here: blkc has one module where Triton has these."""
+_MADE = (
+    "triton",
+    "triton.compiler",
+    "triton.compiler.compiler",
+    "triton.compiler.errors",
+    "triton.runtime.jit",
+    "triton.runtime.autotuner",
+    "triton.backends",
+    "triton.backends.compiler",
+)
+"""Modules made here: blkc has one module where Triton has these, or none (torch's Triton
+integration, which `torch.compiler.disable`, `torch.library.wrap_triton` and `triton_op`
+import, reads a few names from `triton.backends.compiler` and `triton.compiler.compiler`)."""
 
 
 class _Triton(types.ModuleType):
@@ -80,17 +90,35 @@ def _made(name: str) -> types.ModuleType:
         module.__path__ = []  # a package: its submodules come from the finder
         return module
     module = types.ModuleType(name, f"{name}, answered by blkc (blkc.as_triton).")
-    if name == "triton.compiler":
+    if name in ("triton.compiler", "triton.backends"):
         module.__path__ = []  # type: ignore[attr-defined]
+    if name in ("triton.compiler", "triton.compiler.compiler"):
+        from blkc.compiled_kernel import CompiledKernel
+        from blkc.runtime.cache import compiler_key
+
         module.CompilationError = blkc.CompilationError  # type: ignore[attr-defined]
+        module.CompiledKernel = CompiledKernel  # type: ignore[attr-defined]
+        module.triton_key = compiler_key  # type: ignore[attr-defined]
+    elif name == "triton.backends.compiler":
+        from blkc.runtime.driver import Target
+
+        module.GPUTarget = Target  # type: ignore[attr-defined]
     elif name == "triton.compiler.errors":
         module.CompilationError = blkc.CompilationError  # type: ignore[attr-defined]
         module.CompileTimeAssertionFailure = blkc.CompilationError  # type: ignore[attr-defined]
     elif name == "triton.runtime.jit":
         from blkc import jitfunction
+        from blkc.runtime.grid import Launchable
 
         for attr in ("JITFunction", "jit", "ConstexprFunction", "constexpr_function"):
             setattr(module, attr, getattr(jitfunction, attr))
+        module.KernelInterface = Launchable  # type: ignore[attr-defined]
+    elif name == "triton.runtime.autotuner":
+        from blkc import jitfunction
+
+        for attr in ("Autotuner", "Heuristics", "Config", "autotune", "heuristics"):
+            setattr(module, attr, getattr(jitfunction, attr))
+        module.OutOfResources = blkc.OutOfResources  # type: ignore[attr-defined]
         module.TensorWrapper = blkc.TensorWrapper  # type: ignore[attr-defined]
         module.reinterpret = blkc.reinterpret  # type: ignore[attr-defined]
     return module

@@ -247,6 +247,14 @@ def _environment() -> str:
     return "\n".join(parts)
 
 
+def compiler_key() -> str:
+    """What identifies this compiler in a cache key: blkc's version and a hash of its
+    sources, xDSL's and llvmlite's versions (`triton.runtime.cache.triton_key` under
+    `blkc.as_triton`, which torch's Triton integration reads)."""
+    blkc, xdsl, llvmlite = versions("blkc", "xdsl", "llvmlite")
+    return f"blkc-{blkc}-{_compiler_source()}-xdsl-{xdsl}-llvmlite-{llvmlite}"
+
+
 def key_without_host(*parts: object) -> str:
     """A key of `parts` under blkc's version and sources and llvmlite's version (for what
     describes the host itself: `cpu_target.host`)."""

@@ -183,3 +183,44 @@ def test_the_import_paths_and_run_signature_kernel_libraries_use(tmp_path: Path)
     result = run("-m", "blkc.as_triton", str(script))
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["[0.5,", "0.5,", "0.5,", "0.0]", "True", "True", "True"]
+
+
+TORCH_INTEGRATION = """
+import torch, triton, triton.language as tl
+from torch.library import triton_op, wrap_triton
+
+
+@triton.jit
+def add_one(X, N, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(X + o, tl.load(X + o, mask=o < N) + 1, mask=o < N)
+
+
+@triton_op("blkc_test::add_one", mutates_args={"x"})
+def add_one_op(x: torch.Tensor) -> None:
+    wrap_triton(add_one)[(1,)](x, x.numel(), BLOCK=16)
+
+
+@torch.compiler.disable
+def doubled(t):
+    return t * 2
+
+
+x = torch.zeros(10)
+wrap_triton(add_one)[(1,)](x, 10, BLOCK=16)
+add_one_op(x)
+torch.ops.blkc_test.add_one(x)
+print(doubled(x).tolist())
+"""
+
+
+def test_torchs_triton_integration_runs_on_blkc(tmp_path: Path) -> None:
+    """`torch.library.wrap_triton`, `triton_op` and `torch.compiler.disable`, as
+    flash-attention and flash-linear-attention call them: torch, finding `triton`,
+    imports `triton.backends.compiler`, `triton.compiler.compiler` (`triton_key`),
+    `triton.runtime.autotuner.OutOfResources` and `triton.runtime.jit.KernelInterface`."""
+    script = tmp_path / "torch_integration.py"
+    script.write_text(TORCH_INTEGRATION)
+    result = run("-m", "blkc.as_triton", str(script))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[6.0,"] + ["6.0,"] * 8 + ["6.0]"]
