@@ -155,7 +155,12 @@ from blkc.language.tensor_descriptors import (
     store_tensor_descriptor,
 )
 
+TRITON_MAX_TENSOR_NUMEL = 1 << 20
+"""Triton's largest block, in elements (Triton refuses larger ones; blkc compiles them, as
+far as memory allows): what kernel libraries size their blocks against."""
+
 __all__ = [
+    "TRITON_MAX_TENSOR_NUMEL",
     "PropagateNan", "abs", "arange", "argmax", "argmin", "assume", "atomic_add",
     "atomic_and", "atomic_cas", "atomic_load", "atomic_max", "atomic_min", "atomic_or",
     "atomic_poll", "atomic_store",

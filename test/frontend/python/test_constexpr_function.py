@@ -132,3 +132,8 @@ def test_target_info_answers_while_the_kernel_compiles() -> None:
     o = numpy.zeros(2, numpy.int32)
     by_target[(1,)](o)
     assert o.tolist() == [2, 0]  # as in Triton's interpreter on the CPU
+
+
+def test_tritons_largest_block_is_named() -> None:
+    assert tl.TRITON_MAX_TENSOR_NUMEL == 1 << 20  # Triton 3.9's value
+    assert blkc.next_power_of_2(3 * tl.TRITON_MAX_TENSOR_NUMEL // 4) == tl.TRITON_MAX_TENSOR_NUMEL
