@@ -17,6 +17,7 @@ they arise, and builds `scf` control flow from callbacks:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
@@ -192,7 +193,9 @@ class IRBuilder:
         `blk.divisibility` argument attribute, which the GPU lowering uses), or None."""
         body = Block(arg_types=[t for _, t in params])
         for arg, (arg_name, _) in zip(body.args, params, strict=True):
-            if arg_name.isidentifier():
+            # xDSL drops a `_<digits>` suffix from a name: `_0` would leave none (and fail
+            # when the function is cloned).
+            if arg_name.isidentifier() and re.sub(r"_\d+$", "", arg_name):
                 arg.name_hint = arg_name
         function = func.FuncOp(
             name, FunctionType.from_lists([t for _, t in params], []), Region(body)

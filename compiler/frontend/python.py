@@ -599,6 +599,11 @@ class CodeGenerator:
                 return self._subscript(self.expr(base), index)
             case ast.Tuple(elts=elements) | ast.List(elts=elements):
                 return tuple(self.expr(e) for e in elements)
+            case (
+                ast.ListComp(elt=elt, generators=generators)
+                | ast.GeneratorExp(elt=elt, generators=generators)
+            ):
+                return self._comprehension(elt, generators)
             case ast.IfExp(test=test, body=body, orelse=orelse):
                 return self._if_expression(test, body, orelse)
             case ast.JoinedStr():
@@ -641,6 +646,55 @@ class CodeGenerator:
                 spec = "" if part.format_spec is None else self._format(part.format_spec)  # type: ignore[arg-type]
                 parts.append(format(value, spec))
         return "".join(parts)
+
+    def _comprehension(self, elt: ast.expr, generators: list[ast.comprehension]) -> tuple:
+        """A list comprehension (or generator expression) over values known when the kernel
+        compiles (a tuple, `range` or `tl.static_range` of constants), unrolled into a
+        tuple, as Triton builds `tl.tuple([v + 1 for v in values])`; its names do not
+        leak."""
+        names = {n.id for g in generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+        saved = {n: self.env[n] for n in names if n in self.env}
+        items: list[Any] = []
+
+        def walk(level: int) -> None:
+            if level == len(generators):
+                items.append(self.expr(elt))
+                return
+            generator = generators[level]
+            with self._at(generator.iter):
+                iterable = self.constant(self.expr(generator.iter), "a comprehension's iterable")
+                if isinstance(iterable, tl.static_range):
+                    bounds = [self.constant(v, "a static_range bound") for v in iterable.args]
+                    start, stop, step = bounds
+                    iterable = builtins.range(
+                        0 if stop is None else start, start if stop is None else stop, step or 1
+                    )
+                if not isinstance(iterable, tuple | list | builtins.range):
+                    raise self.error(
+                        "a comprehension in a kernel runs while the kernel compiles: iterate "
+                        f"over a tuple or a range of constants, not {_describe(iterable)}"
+                    )
+            for item in iterable:
+                self._assign(generator.target, item)
+                if all(self._comprehension_test(test) for test in generator.ifs):
+                    walk(level + 1)
+
+        try:
+            walk(0)
+        finally:
+            for name in names:
+                self.env.pop(name, None)
+            self.env.update(saved)
+        return tuple(items)
+
+    def _comprehension_test(self, test: ast.expr) -> bool:
+        value = self.expr(test)
+        if not self.is_constant(value):
+            with self._at(test):
+                raise self.error(
+                    "a comprehension's condition must be known when the kernel compiles"
+                )
+        return bool(self.unwrap_constexpr(value))
 
     def _attribute(self, base: Any, attr: str) -> Any:
         base = self.unwrap_constexpr(base)
@@ -990,6 +1044,13 @@ class CodeGenerator:
                 raise self.error(f"{function.__name__}(): {err}") from None
         if isinstance(function, type) and issubclass(function, tl.constexpr):
             return function(*args)
+        if function is tl.static_range:  # a comprehension's iterable
+            return tl.static_range(*args, **kwargs)
+        if isinstance(function, type) and issubclass(function, builtins.tuple):
+            # `tl.tuple(values)`: a tuple of kernel values, known when the kernel compiles
+            if len(args) != 1 or kwargs:
+                raise self.error(f"{function.__name__}() takes one iterable")
+            return function(self.constant(args[0], f"{function.__name__}()'s argument"))
         if function is tl.pointer_type and len(args) == 1 and not kwargs:
             # A dtype, known when the kernel compiles: x_ptr.to(tl.pointer_type(tl.int8)).
             element = self.constant(args[0], "pointer_type's element type")
@@ -1093,10 +1154,8 @@ def _for_message(iterator: str) -> str:
 
 _UNSUPPORTED = {
     ast.Lambda: "lambda expressions are",
-    ast.ListComp: "list comprehensions are",
     ast.SetComp: "set comprehensions are",
     ast.DictComp: "dict comprehensions are",
-    ast.GeneratorExp: "generator expressions are",
     ast.Dict: "dicts are",
     ast.Set: "sets are",
     ast.Await: "'await' is",

@@ -14,6 +14,8 @@ A kernel written for Triton runs after ``import triton`` becomes ``import blkc a
 and ``import triton.language as tl`` becomes ``import blkc.language as tl``.
 """
 
+import builtins
+
 from blkc.language import extra, math, random, target_info
 from blkc.language.block_pointers import advance, make_block_ptr
 from blkc.language.core import (
@@ -155,12 +157,20 @@ from blkc.language.tensor_descriptors import (
     store_tensor_descriptor,
 )
 
+
+class tuple(builtins.tuple):  # noqa: A001, N801 - Triton's name
+    """`tl.tuple(values)`: a tuple of kernel values (Triton's `tl.tuple`); in kernels it
+    indexes, unpacks, compares and concatenates as a Python tuple."""
+
+    __slots__ = ()
+
+
 TRITON_MAX_TENSOR_NUMEL = 1 << 20
 """Triton's largest block, in elements (Triton refuses larger ones; blkc compiles them, as
 far as memory allows): what kernel libraries size their blocks against."""
 
 __all__ = [
-    "TRITON_MAX_TENSOR_NUMEL",
+    "TRITON_MAX_TENSOR_NUMEL", "tuple",
     "PropagateNan", "abs", "arange", "argmax", "argmin", "assume", "atomic_add",
     "atomic_and", "atomic_cas", "atomic_load", "atomic_max", "atomic_min", "atomic_or",
     "atomic_poll", "atomic_store",

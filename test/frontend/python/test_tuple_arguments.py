@@ -92,3 +92,60 @@ def test_elements_specialise_as_arguments_do() -> None:
 def test_an_element_no_kernel_takes_is_named() -> None:
     with pytest.raises(TypeError, match=r"argument 'pair\.1': cannot pass str"):
         first_times_second[(1,)](numpy.zeros(1, numpy.int64), (3, "five"))
+
+
+@blkc.jit
+def _incremented(values):
+    return tl.tuple([v + 1 for v in values])
+
+
+@blkc.jit
+def _store_each(ptrs, values):
+    for i in tl.static_range(len(values)):
+        tl.store(ptrs[i], values[i])
+
+
+@blkc.jit
+def tuple_index(_0, ptrs, _1: tl.constexpr, values, _2, _3: tl.constexpr, _4):
+    values = _incremented(values)
+    _store_each(ptrs, values)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 4])
+def test_tritons_tuple_index(size: int) -> None:
+    """Triton's test_tuple.py `test_index`: parameters named `_0` .. `_4`, a tuple of
+    arrays and one of numbers, `tl.tuple` of a comprehension."""
+    values = tuple(i + 1 for i in range(size))
+    outs = tuple(numpy.zeros(1, numpy.float32) for _ in values)
+    tuple_index[(1,)](0, outs, 0, values, 0, 0, 0)
+    assert tuple(o[0] - 1 for o in outs) == values
+
+
+@blkc.jit
+def comprehensions(out, N: tl.constexpr):
+    t = tl.tuple((1, 2)) + (3, 4)
+    i = 100
+    squares = [i * i for i in tl.static_range(N) if i % 2 == 0]
+    pairs = [a * b for a, b in ((1, 2), (3, 4))]
+    for k in tl.static_range(len(squares)):
+        tl.store(out + k, squares[k] + t[k])
+    tl.store(out + 3, pairs[0] + pairs[1] + i)  # the comprehensions' `i` did not leak
+    tl.store(out + 4, (tl.tuple((1, 2)) == (1, 2)) + 0)
+
+
+def test_comprehensions_over_constants_unroll() -> None:
+    out = numpy.zeros(5, numpy.int32)
+    comprehensions[(1,)](out, 5)
+    assert out.tolist() == [1, 6, 19, 114, 1]
+
+
+@blkc.jit
+def comprehension_over_a_block(out):
+    x = tl.arange(0, 4)
+    tl.store(out, len([v for v in x]))
+
+
+def test_a_comprehension_over_a_kernel_value_is_a_located_error() -> None:
+    with pytest.raises(blkc.BlkcError, match="iterable must be a compile-time") as e:
+        comprehension_over_a_block[(1,)](numpy.zeros(1, numpy.int32))
+    assert "test_tuple_arguments.py:" in str(e.value)
