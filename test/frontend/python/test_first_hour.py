@@ -93,7 +93,7 @@ def store(value: str) -> str:
             "tl.store(Y + tl.arange(0, X), tl.load(X + offsets))",
             "arange's end must be a compile-time constant",
         ),
-        ("squares = [i * i for i in range(3)]", "list comprehensions are not supported"),
+        ("squares = {i: i * i for i in range(3)}", "dict comprehensions are not supported"),
         (
             store("numpy.exp(tl.load(X + offsets))"),
             "cannot call 'exp' in a kernel: kernels call tl functions and other @blkc.jit",
