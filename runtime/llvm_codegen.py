@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import llvmlite.ir as ir
 from xdsl.dialects import arith, func, scf
@@ -280,45 +281,22 @@ class CpuKernelEmitter(FunctionEmitter):
         each value per iteration (the checked copy of a versioned nest: a vectorized
         loop interleaved four times costs about 4 ms of LLVM's time, which a copy that
         rarely runs does not repay)."""
-        key = f"vectorized-not-unrolled-{width}-{interleave}"
-        found = self._loop_hints.get(key)
-        if found is None:
-            module = self.module
-            disable = module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")])
-            hints = [
-                module.add_metadata(
-                    [ir.MetaDataString(module, "llvm.loop.vectorize.followup_all"), disable]
-                )
-            ]
-            if width is not None:
-                name = ir.MetaDataString(module, "llvm.loop.vectorize.width")
-                hints.append(module.add_metadata([name, ir.Constant(I32, width)]))
-            if not interleave:
-                name = ir.MetaDataString(module, "llvm.loop.interleave.count")
-                hints.append(module.add_metadata([name, ir.Constant(I32, 1)]))
-            found = module.add_metadata([None, *hints])
-            found.operands = (found, *hints)  # a loop's metadata names itself first
-            self._loop_hints[key] = found
-        return found
+        hints: list[tuple[Any, ...]] = [
+            ("llvm.loop.vectorize.followup_all", ("llvm.loop.unroll.disable",))
+        ]
+        if width is not None:
+            hints.append(("llvm.loop.vectorize.width", ir.Constant(I32, width)))
+        if not interleave:
+            hints.append(("llvm.loop.interleave.count", ir.Constant(I32, 1)))
+        return self._loop_metadata(*hints)
 
     def _scalar_loop(self) -> ir.MDValue:
         """Loop metadata keeping a loop as written: neither vectorized nor unrolled (a loop
         that rarely runs, `blk.unlikely`: the redo of a reduction for NaN or zeros, whose
         vector copies would cost LLVM more time than they ever save)."""
-        key = "scalar"
-        found = self._loop_hints.get(key)
-        if found is None:
-            module = self.module
-            hints = [
-                module.add_metadata(
-                    [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.Constant(I1, 0)]
-                ),
-                module.add_metadata([ir.MetaDataString(module, "llvm.loop.unroll.disable")]),
-            ]
-            found = module.add_metadata([None, *hints])
-            found.operands = (found, *hints)  # a loop's metadata names itself first
-            self._loop_hints[key] = found
-        return found
+        return self._loop_metadata(
+            ("llvm.loop.vectorize.enable", ir.Constant(I1, 0)), ("llvm.loop.unroll.disable",)
+        )
 
     interruptible = False
 

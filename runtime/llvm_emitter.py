@@ -28,6 +28,7 @@ vector loads and stores. float32 math is `vector_math`'s code on every target.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
@@ -319,20 +320,28 @@ class FunctionEmitter:
         own)."""
         return self._no_unroll() if blk.NO_UNROLL_ATTR in op.attributes else None
 
-    def _loop_hint(self, key: str, *values: ir.Value) -> ir.MDValue:
-        """Loop metadata holding the one hint `key` (with `values`), made once per module."""
+    def _loop_metadata(self, *hints: tuple[Any, ...]) -> ir.MDValue:
+        """Loop metadata holding `hints`, each ``(name, operand, ...)`` where an operand is
+        an LLVM value or a hint of its own (`llvm.loop.vectorize.followup_all`'s), made
+        once per module."""
+        key = repr(hints)
         found = self._loop_hints.get(key)
         if found is None:
-            hint = self.module.add_metadata([ir.MetaDataString(self.module, key), *values])
-            found = self.module.add_metadata([None, hint])
-            found.operands = (found, hint)  # a loop's metadata names itself first
+            nodes = [self._hint_node(hint) for hint in hints]
+            found = self.module.add_metadata([None, *nodes])
+            found.operands = (found, *nodes)  # a loop's metadata names itself first
             self._loop_hints[key] = found
         return found
+
+    def _hint_node(self, hint: tuple[Any, ...]) -> ir.MDValue:
+        name, *values = hint
+        operands = [self._hint_node(v) if isinstance(v, tuple) else v for v in values]
+        return self.module.add_metadata([ir.MetaDataString(self.module, name), *operands])
 
     def _no_unroll(self) -> ir.MDValue:
         """The loop metadata that keeps LLVM from unrolling a loop more than twice
         (`blk.NO_UNROLL_ATTR`)."""
-        return self._loop_hint("llvm.loop.unroll.count", ir.Constant(I32, 2))
+        return self._loop_metadata(("llvm.loop.unroll.count", ir.Constant(I32, 2)))
 
     def _state_phis(self, pre: ir.Block) -> list[ir.PhiInstr]:
         """At a loop header entered from `pre`: a phi for each value of `carried_state`,
