@@ -631,19 +631,25 @@ def atomic_cas(
     )
 
 
-def _atomic_access(
-    s: CodeGenerator, op: str, pointer: Any, mask: Any, sem: Any, scope: Any, orders: tuple
-) -> tuple[SSAValue, Any, SSAValue | None]:
-    """`atomic_load`'s and `atomic_store`'s checks, as Triton's: the pointer (a scalar
-    pointer takes no block mask), `sem` one of `orders`, `scope` a scope. Returns the
-    pointer, its element dtype and the mask."""
+def _atomic_pointer(s: CodeGenerator, pointer: Any, op: str) -> tuple[SSAValue, Any]:
+    """An atomic's pointer (a located error, in Triton's words, for anything else) and its
+    element dtype."""
     from blkc.dialects.types import PtrType, element_type
 
     ptr = s.value(pointer, "the pointer")
     pointee = element_type(ptr.type)
     if not isinstance(pointee, PtrType):
         raise s.error(f"Unsupported ptr type {ptr.type} in `tl.atomic_{op}`")
-    element = _dtypes.from_xdsl(pointee.pointee)
+    return ptr, _dtypes.from_xdsl(pointee.pointee)
+
+
+def _atomic_access(
+    s: CodeGenerator, op: str, pointer: Any, mask: Any, sem: Any, scope: Any, orders: tuple
+) -> tuple[SSAValue, Any, SSAValue | None]:
+    """`atomic_load`'s and `atomic_store`'s checks, as Triton's: the pointer (a scalar
+    pointer takes no block mask), `sem` one of `orders`, `scope` a scope. Returns the
+    pointer, its element dtype and the mask."""
+    ptr, element = _atomic_pointer(s, pointer, op)
     if not (element.is_int or element.is_float or element.is_bool):
         raise s.error(f"atomic_{op} only supports integer and floating-point elements")
     if s.constant(sem, "sem") not in (None, "", *orders):
@@ -695,10 +701,7 @@ def atomic_store(
     "relaxed"). On the CPU an atomic exchange whose old value is dropped."""
     s = _semantic
     ptr, element, m = _atomic_access(s, "store", pointer, mask, sem, scope, ("release", "relaxed"))
-    v = s.value(val, "val")
-    if s.shape_of(v) and not s.shape_of(ptr):
-        raise s.error("Value argument cannot be block type if pointer argument is not a block")
-    v = s.ir.cast(s.ir.typed(v, element), element)
+    v = s.ir.cast(s.ir.typed(s.value(val, "val"), element), element)
     _fits_pointer(s, "atomic_store", ptr, {"value": v, "mask": m})
     words, bits = _as_bits(s, ptr, element)
     stored = s.ir.cast(v, bits) if element.is_bool else s.ir.bitcast(v, bits)
@@ -720,13 +723,7 @@ def atomic_poll(
     Returns, per element, whether its value was seen. A wait without a timeout ends only
     when another program (or thread) writes the value; Ctrl-C interrupts it."""
     s, ir = _semantic, _semantic.ir
-    ptr = s.value(pointer, "the pointer")
-    from blkc.dialects.types import PtrType, element_type
-
-    pointee = element_type(ptr.type)
-    element = _dtypes.from_xdsl(pointee.pointee) if isinstance(pointee, PtrType) else None
-    if element is None:
-        raise s.error(f"Unsupported ptr type {ptr.type} in `tl.atomic_poll`")
+    ptr, element = _atomic_pointer(s, pointer, "poll")
     if not element.is_int or element.width not in (16, 32, 64):
         raise s.error("atomic_poll only supports integer elements with width {16, 32, 64}")
     if s.constant(sem, "sem") not in (None, "acquire", "relaxed"):
