@@ -469,11 +469,7 @@ class CodeGenerator:
                 raise self.error(f"{function.__name__}: {err}") from None
         else:
             raise self.error(_for_message(ast.unparse(iterator)))
-        start, stop, step = bounds
-        if stop is None:
-            start, stop = 0, start
-        if step is None:
-            step = 1
+        start, stop, step = _range_bounds(bounds)
         if not isinstance(node.target, ast.Name):
             raise self.error("a loop variable must be a single name")
         name = node.target.id
@@ -665,10 +661,10 @@ class CodeGenerator:
                 iterable = self.constant(self.expr(generator.iter), "a comprehension's iterable")
                 if isinstance(iterable, tl.static_range):
                     bounds = [self.constant(v, "a static_range bound") for v in iterable.args]
-                    start, stop, step = bounds
-                    iterable = builtins.range(
-                        0 if stop is None else start, start if stop is None else stop, step or 1
-                    )
+                    try:
+                        iterable = builtins.range(*_range_bounds(bounds))
+                    except (TypeError, ValueError) as err:
+                        raise self.error(f"static_range: {err}") from None
                 if not isinstance(iterable, tuple | list | builtins.range):
                     raise self.error(
                         "a comprehension in a kernel runs while the kernel compiles: iterate "
@@ -1185,6 +1181,15 @@ _INSTEAD = {
     ast.Continue: "guard the rest of the body with 'if' instead",
     ast.Lambda: "define a @blkc.jit function and call it",
 }
+
+
+def _range_bounds(bounds: Sequence[Any]) -> tuple[Any, Any, Any]:
+    """A range's (start, stop, step) as `range` and `tl.static_range` take them: one bound
+    is the stop, and the step is 1 unless given."""
+    start, stop, step = bounds
+    if stop is None:
+        start, stop = 0, start
+    return start, stop, 1 if step is None else step
 
 
 def _unsupported(node: ast.AST) -> str:
