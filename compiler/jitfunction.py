@@ -1142,8 +1142,8 @@ class Autotuner(_Decorator):
         self.user_defined_post_hook = post_hook is not None
         self.pre_hook = pre_hook if pre_hook is not None else self._reset_and_save
         self.post_hook = post_hook if post_hook is not None else self._restore
-        self.use_cuda_graph, self.do_bench, self.cache_results = use_cuda_graph, do_bench, False
-        del cache_results  # tuning results are kept per process
+        self.use_cuda_graph, self.do_bench = use_cuda_graph, do_bench
+        self.cache_results = False  # tuning results are kept per process, not on disk
 
     def _reset_and_save(self, arguments: dict[str, Any], reset_only: bool = False) -> None:
         """The default `pre_hook`: zero the `reset_to_zero` arrays, and (unless
