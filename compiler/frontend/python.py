@@ -200,6 +200,13 @@ class CodeGenerator:
     def is_constant(self, value: Any) -> bool:
         return not isinstance(self.unwrap_constexpr(value), tl.tensor)
 
+    def truth(self, value: Any) -> bool:
+        """A compile-time condition's truth; an error where the value has none."""
+        try:
+            return bool(self.unwrap_constexpr(value))
+        except Exception as err:  # noqa: BLE001 - any Python error is the user's
+            raise self.error(f"this condition has no truth value: {err}") from None
+
     def is_none(self, value: Any) -> bool:
         return self.unwrap_constexpr(value) is None
 
@@ -334,7 +341,7 @@ class CodeGenerator:
     def _if(self, node: ast.If) -> None:
         cond = self.expr(node.test)
         if self.is_constant(cond):
-            self.run(node.body if self.unwrap_constexpr(cond) else node.orelse)
+            self.run(node.body if self.truth(cond) else node.orelse)
             return
         self._dynamic_if(cond, node.body, node.orelse, node)
 
@@ -344,7 +351,7 @@ class CodeGenerator:
         with self._at(node):
             cond = self.expr(node.test)
             if self.is_constant(cond):
-                taken = node.body if self.unwrap_constexpr(cond) else node.orelse
+                taken = node.body if self.truth(cond) else node.orelse
                 return self.run([*taken, *rest])
             # Both branches end the function: only what it returns leaves them (a name
             # may change its type after an early return, as in Triton).
@@ -549,6 +556,8 @@ class CodeGenerator:
             bind(values)
             with self._at(node.test):
                 test = self.expr(node.test)
+                if isinstance(test, tl.condition):  # `while tl.condition(c, hints):`
+                    test = test.condition
                 if self.is_constant(test) and not carried:
                     raise self.error(
                         "this loop's condition is a compile-time constant and the loop "
@@ -690,7 +699,7 @@ class CodeGenerator:
                 raise self.error(
                     "a comprehension's condition must be known when the kernel compiles"
                 )
-        return bool(self.unwrap_constexpr(value))
+        return self.truth(value)
 
     def _attribute(self, base: Any, attr: str) -> Any:
         base = self.unwrap_constexpr(base)
@@ -899,7 +908,7 @@ class CodeGenerator:
     def _if_expression(self, test: ast.expr, body: ast.expr, orelse: ast.expr) -> Any:
         cond = self.expr(test)
         if self.is_constant(cond):
-            return self.expr(body if self.unwrap_constexpr(cond) else orelse)
+            return self.expr(body if self.truth(cond) else orelse)
         condition = self.value(cond, "the condition")
         if self.shape_of(condition):
             return self.wrap(
@@ -1042,6 +1051,11 @@ class CodeGenerator:
             return function(*args)
         if function is tl.static_range:  # a comprehension's iterable
             return tl.static_range(*args, **kwargs)
+        if function is tl.condition:  # a `while` loop's test (`_while`)
+            try:
+                return tl.condition(*args, **kwargs)
+            except TypeError as err:
+                raise self.error(f"tl.condition(): {err}") from None
         if isinstance(function, type) and issubclass(function, builtins.tuple):
             # `tl.tuple(values)`: a tuple of kernel values, known when the kernel compiles
             if len(args) != 1 or kwargs:

@@ -274,6 +274,25 @@ class constexpr:  # noqa: N801 - Triton's name
         return f"constexpr[{self.value!r}]"
 
 
+class const:  # noqa: N801 - Triton's name
+    """Annotates a pointer parameter whose data the kernel only reads
+    (``def k(x_ptr: tl.const, ...)``). Accepted as a hint: blkc does not refuse a store
+    through such a pointer, which Triton does."""
+
+
+class condition:  # noqa: N801 - Triton's name
+    """A `while` loop's condition with compiler hints: ``while tl.condition(i < n,
+    disable_licm=True):`` loops while ``i < n``. The hint (keep loop-invariant code in the
+    loop) changes nothing on the CPU."""
+
+    def __init__(self, arg1: Any, disable_licm: Any = False):
+        self.condition = arg1
+        self.disable_licm = disable_licm
+
+    def __bool__(self) -> bool:
+        raise TypeError("tl.condition(...) is the test of a `while` loop only")
+
+
 class tensor:  # noqa: N801 - Triton's name
     """A value of a kernel: a scalar or a block, as an SSA value of the IR being built.
 
@@ -1300,6 +1319,14 @@ def assume(cond: Any, *, _semantic: CodeGenerator) -> None:
     accepted and not used."""
     if _semantic.is_constant(cond) and not _semantic.constant(cond, "the condition"):
         raise _semantic.error("tl.assume of a condition that is false at compile time")
+
+
+@builtin
+def expect_zero(x: Any, mask: Any, *, _semantic: CodeGenerator) -> Any:
+    """Marks values of `x` expected to have underflowed to zero where `mask` holds; returns
+    `x` unchanged, as Triton does outside its debug and float-sanitizer modes."""
+    _semantic.value(mask, "the mask")
+    return x
 
 
 @builtin

@@ -69,6 +69,47 @@ def test_for_while_static_range() -> None:
 
 
 @blkc.jit
+def while_condition(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    i = 0
+    total = tl.zeros([BLOCK], tl.float32)
+    while tl.condition(i < n, disable_licm=True):
+        total += tl.load(x_ptr + i * BLOCK + offs)
+        i += 1
+    # Where the mask holds the values are expected to be zero; they pass through unchanged.
+    tl.store(out_ptr + offs, tl.expect_zero(total, offs < 0))
+
+
+@blkc.jit
+def read_only(x_ptr: tl.const, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * 2)
+
+
+def test_triton_loop_hints_and_annotations() -> None:
+    """`while tl.condition(c, disable_licm=...)` loops while `c`; `tl.expect_zero` returns
+    its value; a `tl.const` pointer parameter reads as any pointer."""
+    x = numpy.random.default_rng(2).standard_normal((5, 16)).astype(numpy.float32)
+    out = numpy.zeros(16, numpy.float32)
+    while_condition[(1,)](x, out, 3, BLOCK=16)
+    numpy.testing.assert_allclose(out, x[:3].sum(0), rtol=1e-6)
+    read_only[(1,)](x[0], out, BLOCK=16)
+    numpy.testing.assert_array_equal(out, x[0] * 2)
+    assert read_only.params[0].annotation.split(".")[-1] == "const"
+
+
+@blkc.jit
+def condition_in_if(out_ptr, n):
+    if tl.condition(n > 0):
+        tl.store(out_ptr, 1)
+
+
+def test_a_condition_outside_a_while_is_a_located_error() -> None:
+    with pytest.raises(blkc.BlkcError, match="no truth value.*`while` loop only"):
+        condition_in_if[(1,)](numpy.zeros(1, numpy.int32), 3)
+
+
+@blkc.jit
 def scale_and_shift(x, scale, shift: tl.constexpr = 1):
     return x * scale + shift, scale
 
