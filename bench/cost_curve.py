@@ -114,8 +114,9 @@ def random(shape: tuple[int, ...], seed: int = 0) -> numpy.ndarray:
 
 def vector_add(n: int, cols: int) -> Work:
     x, y, out = random((n,), 1), random((n,), 2), numpy.empty(n, numpy.float32)
+    add = example("vector_add").add  # looked up once, as torch's calls are
     runs: dict[str, Run] = {
-        "blkc": lambda: (example("vector_add").add(x, y, out), out)[1],
+        "blkc": lambda: (add(x, y, out), out)[1],
         "numpy": lambda: numpy.add(x, y, out=out),
     }
     if torch is not None:
@@ -128,16 +129,18 @@ def vector_add(n: int, cols: int) -> Work:
 
 def softmax(rows: int, cols: int) -> Work:
     x, y = random((rows, cols)), numpy.empty((rows, cols), numpy.float32)
+    module = example("softmax")
+    run, reference = module.softmax, module.softmax_reference
     runs: dict[str, Run] = {
-        "blkc": lambda: (example("softmax").softmax(x, y), y)[1],
-        "numpy": lambda: example("softmax").softmax_reference(x),
+        "blkc": lambda: (run(x, y), y)[1],
+        "numpy": lambda: reference(x),
     }
     if torch is not None:
         tx = torch.from_numpy(x)
         runs["torch"] = lambda: torch.softmax(tx, dim=1)
     if numba is not None:
         runs["numba"] = lambda: (numba_kernels()["softmax"](x, y), y)[1]
-    return Work(runs, example("softmax").softmax_reference(x), 1e-5, 1e-7)
+    return Work(runs, reference(x), 1e-5, 1e-7)
 
 
 def layer_norm(rows: int, cols: int) -> Work:
@@ -146,9 +149,10 @@ def layer_norm(rows: int, cols: int) -> Work:
     mean, rstd = numpy.empty(rows, numpy.float32), numpy.empty(rows, numpy.float32)
     eps = 1e-5
     module = example("layernorm")
+    run, reference = module.layer_norm, module.layer_norm_reference
     runs: dict[str, Run] = {
-        "blkc": lambda: (module.layer_norm(x, w, b, eps, y, mean, rstd), y)[1],
-        "numpy": lambda: module.layer_norm_reference(x, w, b, eps)[0],
+        "blkc": lambda: (run(x, w, b, eps, y, mean, rstd), y)[1],
+        "numpy": lambda: reference(x, w, b, eps)[0],
     }
     if torch is not None:
         tx, tw, tb = torch.from_numpy(x), torch.from_numpy(w), torch.from_numpy(b)
@@ -162,8 +166,9 @@ def layer_norm(rows: int, cols: int) -> Work:
 def matmul(size: int, cols: int) -> Work:
     a, b = random((size, size), 1), random((size, size), 2)
     c = numpy.empty((size, size), numpy.float32)
+    run = example("matmul").matmul
     runs: dict[str, Run] = {
-        "blkc": lambda: (example("matmul").matmul(a, b, c), c)[1],
+        "blkc": lambda: (run(a, b, c), c)[1],
         "numpy": lambda: numpy.matmul(a, b, out=c),
     }
     if torch is not None:
