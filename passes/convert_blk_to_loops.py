@@ -142,26 +142,38 @@ measured (4 x 32 and 6 x 64 ran at the same speed with AVX-512, as 8 x 32 and 4 
 `blk.dot_tile`s of bfloat16 pairs did)."""
 
 
-def dot_register_tile(m: int, n: int, lanes: int, registers: int) -> tuple[int, int]:
+_TILE_VECTORS = 16
+"""The most accumulators a `blk.dot_tile` holds, in vectors. Its K loop is vector code from
+the start (no SLP vectorizer), so only the FMA latency bounds it from below: a core with
+two vector FMA pipes needs about twice the latency (4 to 6 cycles) in independent
+accumulators. On a Zen 5 core (two 512-bit FMA pipes), 8 accumulators held a bfloat16
+1024^3 matmul to 352 GFLOP/s a core and 16 (4 x 64) took it to 472, float32 from 205 to
+229 and int8 from 302 to 383; 24 (6 x 64, with a 2-row tail in a 128-row block) gave 446
+for bfloat16."""
+
+
+def dot_register_tile(
+    m: int, n: int, lanes: int, registers: int, vector_tile: bool = False
+) -> tuple[int, int]:
     """The register tile (rows, cols) of an m x n `dot` result on a target with `registers`
     vector registers of `lanes` accumulator elements.
 
     Each step of the K loop loads `cols / lanes` vectors of B, broadcasts `rows` elements
     of A and issues `rows * cols / lanes` vector FMAs into accumulators that stay in
     registers: the tile takes as many rows as the registers hold beside the vectors of B
-    (`_SPARE_REGISTERS` left over), at most `_TILE_ELEMENTS` accumulators, and, among
+    (`_SPARE_REGISTERS` left over), at most `_TILE_VECTORS` vectors of accumulators for a
+    `blk.dot_tile` (`vector_tile`) and `_TILE_ELEMENTS` scalars otherwise, and, among
     widths of 1 to 4 vectors that divide `n`, the one that issues the most FMAs per load
     over the whole result (the narrower on a tie; the last rows, `m` modulo `rows`, form a
-    shorter tile). AVX2 (16 registers of 8 float32) gets 6 x 16, AVX-512 (32 of 16) 4 x 32,
-    where the result's shape allows."""
+    shorter tile). AVX2 (16 registers of 8 float32) gets 6 x 16; AVX-512 (32 of 16) 4 x 64
+    for a `blk.dot_tile` and 4 x 32 for scalars, where the result's shape allows."""
+    most = _TILE_VECTORS * lanes if vector_tile else _TILE_ELEMENTS
     best: tuple[float, int, int] | None = None
     for vectors in (1, 2, 3, 4):
         cols = vectors * lanes
         if n % cols:
             continue
-        rows = min(
-            m, (registers - _SPARE_REGISTERS - vectors) // vectors, _TILE_ELEMENTS // cols
-        )
+        rows = min(m, (registers - _SPARE_REGISTERS - vectors) // vectors, most // cols)
         if rows < 1:
             continue
         tail = m % rows
@@ -174,7 +186,7 @@ def dot_register_tile(m: int, n: int, lanes: int, registers: int) -> tuple[int, 
     # Narrower than a vector (or not a multiple of one): the widest power of two dividing n,
     # one (partial) vector per row.
     cols = next(c for c in (16, 8, 4, 2, 1) if c <= lanes and n % c == 0)
-    return max(1, min(m, registers - _SPARE_REGISTERS - 1, _TILE_ELEMENTS // cols)), cols
+    return max(1, min(m, registers - _SPARE_REGISTERS - 1, most // cols)), cols
 
 
 class LoopLowering(BlockLowering):
@@ -484,13 +496,13 @@ class LoopLowering(BlockLowering):
         batch = list(out_shape[:-2])
         m, k, n = lhs_shape[-2], lhs_shape[-1], rhs_shape[-1]
         lanes = max(1, self.vector_bits // dtypes.from_xdsl(acc_elem).width)
-        rows, cols = dot_register_tile(m, n, lanes, self.vector_registers)
         fused = dtypes.from_xdsl(acc_elem).name in ("float32", "float64")
         pairs = self._tiles_of(op, acc_elem, n, lanes, blk.PAIR_DOTS, self.pair_dot_types)
         widen = not pairs and self._tiles_of(op, acc_elem, n, lanes, _WIDENED_DOTS, _WIDENED_DOTS)
         vectors = (
             pairs or widen or self._tiles_of(op, acc_elem, n, lanes, blk.FMA_DOTS, blk.FMA_DOTS)
         )
+        rows, cols = dot_register_tile(m, n, lanes, self.vector_registers, vectors)
         if widen:  # float16 or bfloat16 into float32 buffers, once for every tile
             a, b_buf = (self._widened(v, acc_elem, here) for v in (op.lhs, op.rhs))
         else:

@@ -10,13 +10,13 @@
 // CHECK:         blk.addptr %b_ptr
 // CHECK-NEXT:    %[[B:.*]] = blk.load
 // CHECK-NEXT:    memref.store %[[B]], %[[PAIRS]][%{{.*}}, %{{.*}}, %{{.*}}] : memref<4x64x2xbf16>
-// CHECK:         blk.dot_tile %{{.*}}, %[[PAIRS]], %[[ACC]][%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64, pairs} : memref<16x8xbf16>, memref<4x64x2xbf16>, memref<16x64xf32>
+// CHECK:         blk.dot_tile %{{.*}}, %[[PAIRS]], %[[ACC]][%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 64 : i64, lanes = 16 : i64, pairs} : memref<16x8xbf16>, memref<4x64x2xbf16>, memref<16x64xf32>
 // Without the pair instructions, both operands are converted to float32 buffers and the
 // tiles are fused multiply-adds.
 // PLAIN-LABEL: func.func @bf16_dot
 // PLAIN-DAG:     %[[B:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x64xf32>
 // PLAIN-DAG:     %[[A:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x8xf32>
-// PLAIN:         blk.dot_tile %[[A]], %[[B]], %{{.*}}[%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32>
+// PLAIN:         blk.dot_tile %[[A]], %[[B]], %{{.*}}[%{{.*}}, %{{.*}}] {rows = 4 : i64, cols = 64 : i64, lanes = 16 : i64} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32>
 // PLAIN-NOT:     blk.fma
 // PLAIN:         func.return
 func.func @bf16_dot(%a_ptr: !blk.ptr<bf16>, %b_ptr: !blk.ptr<bf16>, %d_ptr: !blk.ptr<f32>) attributes {blk.kernel} {
@@ -67,7 +67,7 @@ func.func @int8_dot_odd_k(%a_ptr: !blk.ptr<i8>, %b_ptr: !blk.ptr<i8>, %d_ptr: !b
 // float32 buffers for fused multiply-add tiles. A bfloat16 dot accumulating in float64,
 // or with fewer columns than a vector, keeps the scalar tile (`blk.fma` on scalars).
 // CHECK-LABEL: func.func @no_pairs
-// CHECK:         blk.dot_tile {{.*}} {rows = 4 : i64, cols = 32 : i64, lanes = 16 : i64} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32>
+// CHECK:         blk.dot_tile {{.*}} {rows = 4 : i64, cols = 64 : i64, lanes = 16 : i64} : memref<16x8xf32>, memref<8x64xf32>, memref<16x64xf32>
 // CHECK-NOT:     blk.dot_tile
 // CHECK:         blk.fma {{.*}} : f64
 // CHECK:         blk.fma {{.*}} : f32

@@ -24,7 +24,7 @@ from blkc.runtime import cpu_target
     ("m", "n", "lanes", "registers", "tile"),
     [
         (64, 64, 8, 16, (6, 16)),  # AVX2: 12 accumulators, 2 vectors of B, 2 spare
-        (64, 128, 16, 32, (4, 32)),  # AVX-512: 8 accumulators (at most 128 elements)
+        (64, 128, 16, 32, (4, 32)),  # AVX-512 scalars: 8 accumulators (128 elements)
         (32, 32, 16, 32, (4, 32)),
         (64, 48, 16, 32, (2, 48)),  # 3 vectors where 2 and 4 do not divide
         (64, 64, 4, 16, (6, 8)),  # SSE
@@ -39,6 +39,23 @@ def test_the_tile_follows_the_registers(
     assert dot_register_tile(m, n, lanes, registers) == tile
 
 
+@pytest.mark.parametrize(
+    ("m", "n", "lanes", "registers", "tile"),
+    [
+        (128, 128, 16, 32, (4, 64)),  # AVX-512: 16 vector accumulators, 4 vectors of B
+        (64, 32, 16, 32, (8, 32)),  # two vectors wide: 8 rows of 16 accumulators
+        (64, 64, 8, 16, (6, 16)),  # AVX2: the registers bound it first, as for scalars
+        (128, 64, 8, 32, (4, 32)),  # AVX-512 at 256 bits
+    ],
+)
+def test_a_vector_tile_holds_up_to_sixteen_accumulators(
+    m: int, n: int, lanes: int, registers: int, tile: tuple[int, int]
+) -> None:
+    """A `blk.dot_tile` is vector code from the start: its accumulators are bounded by the
+    registers and by `_TILE_VECTORS`, not by the scalar tiles' 128 elements."""
+    assert dot_register_tile(m, n, lanes, registers, vector_tile=True) == tile
+
+
 @pytest.mark.parametrize("lanes", [2, 4, 8, 16])
 @pytest.mark.parametrize("registers", [8, 16, 32])
 def test_every_tile_fits_its_registers(lanes: int, registers: int) -> None:
@@ -49,6 +66,12 @@ def test_every_tile_fits_its_registers(lanes: int, registers: int) -> None:
             assert 1 <= rows <= m and n % cols == 0
             assert rows * vectors + vectors + 2 <= registers, (m, n, rows, cols)
             assert rows * cols <= 128 or rows == 1
+            if n % lanes == 0:
+                rows, cols = dot_register_tile(m, n, lanes, registers, vector_tile=True)
+                vectors = cols // lanes
+                assert 1 <= rows <= m and n % cols == 0
+                assert rows * vectors + vectors + 2 <= registers, (m, n, rows, cols)
+                assert rows * vectors <= 16, (m, n, rows, cols)
 
 
 def test_the_pass_refuses_registers_it_cannot_use() -> None:
