@@ -37,6 +37,7 @@ from xdsl.traits import Pure
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
 from blkc.runtime.access_ranges import base_pointer
+from blkc.runtime.small_floats import is_storage_float
 
 _KINDS = frozenset({"add", "and", "or", "xor", "max", "min"})
 """Atomic kinds that combine; max and min only on integers (see `deferrable`)."""
@@ -73,6 +74,8 @@ def _combinable(op: blk.AtomicRMWOp, entry: Block) -> bool:
         return False  # a block of pointers left in loop IR, or an atomic on pointers
     if kind in ("max", "min") and not isinstance(element, IntegerType):
         return False  # float max/min order NaNs and signed zeros by their own rules
+    if is_storage_float(element):
+        return False  # bfloat16 adds in a compare-and-swap loop (`FunctionEmitter`)
     invariant: dict[SSAValue, bool] = {}
     return _invariant(op.ptr, entry, invariant) and (
         op.mask is None or _invariant(op.mask, entry, invariant)

@@ -587,13 +587,45 @@ class FunctionEmitter:
         }
         ptr = self.get(op.ptr)
         combined = self.get(op.value) if value is None else value
+        stored = op.ptr.type.pointee if isinstance(op.ptr.type, PtrType) else None
 
         def rmw() -> ir.Value:
+            if stored is not None and small_floats.is_storage_float(stored):
+                return self._storage_float_add(kind, ptr, combined, stored)
             return b.atomic_rmw(names[kind], ptr, combined, "acq_rel")
 
         result = self.guarded(self.access_condition(op, op.ptr, self._mask(op)), rmw)
         assert result is not None
         self.set(op, result)
+
+    def _storage_float_add(
+        self, kind: str, ptr: ir.Value, value: ir.Value, stored: Attribute
+    ) -> ir.Value:
+        """An atomic add of a float kept in integer storage (bfloat16: the front end refuses
+        other kinds and the 8-bit formats, as Triton does): a compare-and-swap loop adding in
+        float32 and rounding once, as a bfloat16 add does. Returns the old value."""
+        if kind != "add":
+            raise NotImplementedError(f"atomic {kind} of {stored}")
+        b = self.builder
+        bits = value.type
+        f32 = Float32Type()
+        addend = small_floats.convert(b, value, stored, f32)
+        start = b.load_atomic(ptr, "monotonic", align=bits.width // 8, typ=bits)
+        entry = b.block
+        loop = b.function.append_basic_block("atomic.retry")
+        done = b.function.append_basic_block("atomic.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        seen = b.phi(bits)
+        seen.add_incoming(start, entry)
+        total = b.fadd(small_floats.convert(b, seen, stored, f32), addend)
+        swapped = b.cmpxchg(
+            ptr, seen, small_floats.convert(b, total, f32, stored), "acq_rel", "monotonic"
+        )
+        seen.add_incoming(b.extract_value(swapped, 0), b.block)
+        b.cbranch(b.extract_value(swapped, 1), done, loop)
+        b.position_at_end(done)
+        return seen
 
     def emit_atomic_cas(self, op: blk.AtomicCASOp) -> None:
         b = self.builder

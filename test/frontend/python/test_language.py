@@ -477,6 +477,45 @@ def test_atomics_from_many_programs() -> None:
 
 
 @blkc.jit
+def bf16_atomic_add(out_ptr, old_ptr, src_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    v = tl.load(src_ptr + offs, mask=mask, other=0)
+    old = tl.atomic_add(out_ptr + (offs % 4), v, mask=mask)
+    tl.store(old_ptr + offs, old, mask=mask)
+
+
+@blkc.jit
+def bf16_atomic_total(src_ptr, total_ptr, BLOCK: tl.constexpr):
+    # The only atomic, at the top level, on one address: a thread combines its programs'.
+    v = tl.load(src_ptr + tl.program_id(0) * BLOCK + tl.arange(0, BLOCK))
+    tl.atomic_add(total_ptr, tl.sum(v.to(tl.float32), axis=0).to(tl.bfloat16))
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+def test_a_bfloat16_atomic_add_adds_floats(target: str) -> None:
+    """bfloat16 is kept as 16-bit integers: its atomic add is a float add (in float32,
+    rounded once), not an add of the bit patterns, also where a thread's programs combine
+    their atomics into one."""
+    bf16 = ml_dtypes.bfloat16
+    src = numpy.array([0.25, 1.5, -0.5, 2.0] * 8, bf16)
+    out = numpy.array([1.0, -2.0, 0.5, 100.0], bf16)
+    old = numpy.zeros(32, bf16)
+    total = numpy.zeros(1, bf16)
+    bf16_atomic_add[(8,)](out, old, src, 32, BLOCK=4, target=target)
+    numpy.testing.assert_array_equal(out.astype(numpy.float32), [3.0, 10.0, -3.5, 116.0])
+    bf16_atomic_total[(8,)](src, total, BLOCK=4, target=target)
+    assert total[0] == 26.0
+    # Each old value is what the element held before one of the eight adds to it.
+    for lane in range(4):
+        seen = numpy.sort(old[lane::4].astype(numpy.float32))
+        start = [1.0, -2.0, 0.5, 100.0][lane]
+        step = float(src[lane])
+        expected = numpy.sort([start + i * step for i in range(8)])
+        numpy.testing.assert_array_equal(seen, expected)
+
+
+@blkc.jit
 def fused_softmax(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + tl.program_id(0) * n + offs, mask=offs < n, other=-float("inf"))
