@@ -22,7 +22,7 @@ from typing import Any
 
 import llvmlite.ir as ir
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from blkc.dialects import blk
@@ -260,6 +260,13 @@ class CpuKernelEmitter(FunctionEmitter):
             return found
         if _unlikely(op):
             return self._scalar_loop()
+        if not _innermost(op) and not isinstance(op.body.blocks[0].args[0].type, IndexType):
+            # A loop of the kernel's own code around block loops: once LLVM has unrolled
+            # short block loops whole, it would vectorize this loop across its iterations,
+            # which gains nothing, and whose cost model aborted the process on a loop of
+            # three iterations around two 16-element nests with a remainder of a variable
+            # divisor (LLVM's "VPlan cost model and legacy cost model disagreed").
+            return self._loop_metadata(("llvm.loop.vectorize.enable", ir.Constant(I1, 0)))
         count = access_ranges.trip_count(op)
         if _innermost(op) and count is not None and count >= LONG_LOOP:
             width = None
