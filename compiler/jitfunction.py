@@ -573,6 +573,11 @@ class JITFunction(KeptLaunchers, _Launchable):
     ) -> None:
         """After a launch through Python: the second launch in a row of the same variant
         with the same keywords builds a stub for the launches after it."""
+        if not all(map(_plain, kwargs.values())):
+            # An array by keyword: launches keep the Python path (a stub's guard compares
+            # keywords by value, which an array's `==` does element by element).
+            self._launched = None
+            return
         signature = (kernel, tuple(kwargs.items()), len(args))
         repeated, self._launched = self._launched == signature, signature
         if not repeated:
@@ -865,6 +870,16 @@ def _grid_launch_type(fn: JITFunction, entries: Sequence[_FastEntry]) -> type[_G
 
 
 _MISSING = object()
+
+
+def _plain(value: Any) -> bool:
+    """Whether `value` compares with ``==`` as one value: a number, string, None, dtype or
+    a tuple of those (not an array, whose ``==`` compares elements)."""
+    if isinstance(value, tuple):
+        return all(map(_plain, value))
+    from blkc.language import core as tl
+
+    return value is None or isinstance(value, int | float | str | tl.dtype | tl.constexpr)
 
 
 def _environment() -> tuple[Any, ...]:

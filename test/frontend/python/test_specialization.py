@@ -265,3 +265,26 @@ def test_a_number_compiled_in_keeps_its_tensor_methods(stride: int) -> None:
     out = numpy.zeros(1, numpy.float32)
     strided_sum[(1,)](x, out, stride, 4)
     assert out[0] == x[::stride][:4].sum() + stride
+
+
+@blkc.jit
+def scaled_sum(x, out, n, BLOCK: tl.constexpr = 64, scale=None):
+    offs = tl.arange(0, BLOCK)
+    total = tl.sum(tl.load(x + offs, mask=offs < n, other=0.0))
+    tl.store(out, total / tl.sum(tl.load(scale + offs, mask=offs < n, other=0.0)))
+
+
+@pytest.mark.parametrize("library", ["numpy", "torch"])
+def test_an_array_passed_by_keyword_launches_again(library: str) -> None:
+    """Launches compare their keywords with the last launch's to build a stub: an array
+    among them (whose `==` compares elements) keeps the Python path, launch after launch,
+    whatever its size."""
+    torch = pytest.importorskip("torch") if library == "torch" else None
+    for n in (7, 33, 33, 5):
+        x = numpy.arange(1, n + 1, dtype=numpy.float32)
+        weights = numpy.full(n, 2.0, numpy.float32)
+        out = numpy.zeros(1, numpy.float32)
+        if torch is not None:
+            x, weights, out = map(torch.from_numpy, (x, weights, out))
+        scaled_sum[(1,)](x, out, n, scale=weights)
+        assert float(out[0]) == pytest.approx(n * (n + 1) / 2 / (2.0 * n))
