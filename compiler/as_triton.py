@@ -38,19 +38,19 @@ MODULES = {
     "triton.language.math": "blkc.language.math",
     "triton.language.random": "blkc.language.random",
     "triton.language.target_info": "blkc.language.target_info",
-    "triton.language.standard": "blkc.language",
+    "triton.language.standard": "blkc.language.standard",
     "triton.language.extra": "blkc.language.extra",
     "triton.language.extra.libdevice": "blkc.language.extra.libdevice",
     "triton.language.extra.cuda": "blkc.language.extra",
     "triton.language.extra.cuda.libdevice": "blkc.language.extra.libdevice",
     "triton.testing": "blkc.testing",
-    "triton.runtime": "blkc.runtime",
     "triton.runtime.driver": "blkc.runtime.driver",
     "triton.runtime.errors": "blkc.runtime.errors",
 }
 """Each `triton` module, and the blkc module that stands for it."""
 
 _MADE = (
+    "triton.runtime",
     "triton",
     "triton.compiler",
     "triton.compiler.compiler",
@@ -73,6 +73,10 @@ class _Triton(types.ModuleType):
 
         if name in ("language", "testing", "runtime", "compiler"):
             return importlib.import_module(f"triton.{name}")
+        if name == "KernelInterface":
+            from blkc.runtime.grid import Launchable
+
+            return Launchable
         return getattr(blkc, name)
 
     def __dir__(self) -> list[str]:
@@ -81,9 +85,32 @@ class _Triton(types.ModuleType):
         return sorted({*dir(blkc), "__version__", "compiler"})
 
 
+class _TritonRuntime(types.ModuleType):
+    """`triton.runtime`: blkc's runtime module, with the names Triton's exports (its
+    autotuner, `JITFunction`, `KernelInterface`...)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import blkc
+        import blkc.runtime
+        from blkc import jitfunction
+        from blkc.runtime.grid import Launchable
+
+        if name in ("Autotuner", "Heuristics", "Config", "autotune", "heuristics", "JITFunction"):
+            return getattr(jitfunction, name)
+        if name == "KernelInterface":
+            return Launchable
+        if name in ("OutOfResources", "TensorWrapper", "reinterpret"):
+            return getattr(blkc, name)
+        return getattr(blkc.runtime, name)
+
+
 def _made(name: str) -> types.ModuleType:
     import blkc
 
+    if name == "triton.runtime":
+        module = _TritonRuntime(name, "triton.runtime, answered by blkc (blkc.as_triton).")
+        module.__path__ = []  # a package: its submodules come from the finder
+        return module
     if name == "triton":
         module = _Triton("triton", "Triton's names, answered by blkc (blkc.as_triton).")
         module.__version__ = TRITON_VERSION  # type: ignore[attr-defined]

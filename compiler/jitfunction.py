@@ -292,6 +292,32 @@ class JITFunction(KeptLaunchers, _Launchable):
             "cannot set 'src' of a kernel: call _unsafe_update_src(new_source) instead"
         )
 
+    @property
+    def cache_key(self) -> str:
+        """A digest of the kernel's source and of what it reads from outside (helpers,
+        constants), as Triton's `JITFunction.cache_key`, by which kernel libraries key
+        their own caches: it changes when either changes."""
+        with self._compiling:
+            return self._fresh_captures()[0].digest
+
+    def _fresh_captures(self) -> tuple[Captures, bool]:
+        """What the kernel reads from outside, walked again (and every variant dropped)
+        where a global it reads changed or nothing is compiled yet; with whether it was.
+        Called with `_compiling` held."""
+        captures = self._captures
+        if captures is not None and captures.fresh():
+            return captures, False
+        # A global the kernel reads changed (or nothing is compiled yet): every variant
+        # may depend on it.
+        self._variants.clear()
+        self._captures = capture(self)
+        return self._captures, True
+
+    @property
+    def __globals__(self) -> dict[str, Any]:
+        """The globals of the kernel's module (Triton's `JITFunction.__globals__`)."""
+        return self.fn.__globals__
+
     def _unsafe_update_src(self, new_src: str) -> None:
         """Compile this function from `new_src` (a `def` with the same parameters) from now
         on; every kernel that calls it recompiles at its next launch."""
@@ -452,13 +478,8 @@ class JITFunction(KeptLaunchers, _Launchable):
         environment = tuple(os.environ.get(v) for v in ("BLKC_TARGET", "BLKC_CHECK_BOUNDS"))
         variant = (signature, options, environment)
         with self._compiling:
-            captures = self._captures
-            if captures is None or not captures.fresh():
-                # A global the kernel reads changed (or nothing is compiled yet): every
-                # variant may depend on it.
-                self._variants.clear()
-                captures = self._captures = capture(self)
-            elif variant in self._variants:
+            captures, renewed = self._fresh_captures()
+            if not renewed and variant in self._variants:
                 return self._variants[variant], runtime
             key = (captures.digest, signature)
 

@@ -138,6 +138,8 @@ def _fingerprint(value: Any, by_value: bool = False) -> Any:
         return ("missing",)
     if _is_constexpr_function(value):
         return ("constexpr_function", value.fn.__module__, value.fn.__qualname__)
+    if isinstance(value, tl.constexpr) and _is_constexpr_function(value.value):
+        return _fingerprint(value.value)  # `@tl.constexpr` on a function
     if isinstance(value, tl.constexpr):
         return ("constexpr", key_of(value.value))
     if isinstance(value, tl.dtype):
@@ -248,6 +250,7 @@ def capture(kernel: JITFunction) -> Captures:
     attributes; record each name read from outside a function and its current value."""
     from blkc.frontend.source import parse_function
     from blkc.jitfunction import JITFunction
+    from blkc.language import core as tl
 
     replaced = _sources_replaced[0]
     digest = hashlib.sha256()
@@ -273,10 +276,13 @@ def capture(kernel: JITFunction) -> Captures:
         elif exact and not entries[at][3]:  # a constexpr_function reads it after all
             entries[at] = (lookup, name, value, True)
             digest.update(repr((name, _fingerprint(value, by_value))).encode())
-        if (isinstance(value, JITFunction) or _is_constexpr_function(value)) and id(
-            value
+        walked = value
+        if isinstance(value, tl.constexpr) and _is_constexpr_function(value.value):
+            walked = value.value  # `@tl.constexpr` on a function: walked as one
+        if (isinstance(walked, JITFunction) or _is_constexpr_function(walked)) and id(
+            walked
         ) not in visited:
-            pending.append(value)
+            pending.append(walked)
         return value
 
     while pending:

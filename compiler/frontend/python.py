@@ -1069,6 +1069,10 @@ class CodeGenerator:
             return tl.pointer_type(element)
         if isinstance(function, tl.dtype):
             raise self.error("a dtype is not callable; convert a value with x.to(dtype)")
+        if isinstance(function, tl.constexpr) and getattr(
+            function.value, "__blkc_constexpr_function__", False
+        ):
+            function = function.value  # `@tl.constexpr` on a function
         name = getattr(function, "__name__", repr(function))
         if getattr(function, "__blkc_constexpr_function__", False):
             # Run now, on constants (`blkc.constexpr_function`, `blkc.cdiv`): the result

@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins as _py
 import enum
 import functools
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -156,6 +157,12 @@ class dtype:  # noqa: N801 - Triton's name
         return self
 
     @property
+    def value(self) -> dtype:
+        """The dtype itself: compiled Triton hands a dtype argument to a kernel or helper
+        as a `tl.constexpr`, and library code reads it as ``dtype.value``."""
+        return self
+
+    @property
     def primitive_bitwidth(self) -> int:
         if self.name in dtype.LACKING_FP8:
             return 8
@@ -268,7 +275,17 @@ class constexpr:  # noqa: N801 - Triton's name
     value compiles its own variant. ``tl.constexpr(v)`` wraps a value the same way."""
 
     def __init__(self, value: Any):
-        self.value = value.value if isinstance(value, constexpr) else value
+        value = value.value if isinstance(value, constexpr) else value
+        if isinstance(value, types.FunctionType):
+            # ``@tl.constexpr`` on a function: kernels call it on constants while they
+            # compile, as a `blkc.constexpr_function`.
+            from blkc.jitfunction import ConstexprFunction
+
+            value = ConstexprFunction(value)
+        self.value = value
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.value(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"constexpr[{self.value!r}]"

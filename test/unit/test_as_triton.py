@@ -149,6 +149,7 @@ from triton.language.extra.cuda import libdevice
 from triton.runtime.autotuner import Autotuner, Heuristics
 from triton.runtime.jit import constexpr_function
 from triton.language.target_info import is_cuda, is_hip
+from triton.language.standard import _get_int_dtype, _is_power_of_two, _log2
 
 
 @constexpr_function
@@ -156,33 +157,49 @@ def lanes(n):
     return triton.next_power_of_2(n)
 
 
+@tl.constexpr
+def doubling(dtype):  # Triton's constexpr.__call__ runs it while the kernel compiles
+    return dtype.value if _is_power_of_two(2) else None
+
+
 @triton.jit
-def rsqrt(x_ptr, out_ptr, N: tl.constexpr):
+def rsqrt(x_ptr, out_ptr, N: tl.constexpr, BITS: tl.constexpr):
     o = tl.arange(0, lanes(N))
     y = libdevice.rsqrt(tl.load(x_ptr + o, mask=o < N))
     if is_cuda() or is_hip():  # decided while it compiles: neither on the CPU
         y = y * 2
+    shifts: tl.constexpr = _log2(BITS)  # 5
+    y = y + (tl.full([lanes(N)], 1, _get_int_dtype(BITS, False)) << shifts).to(doubling(tl.float32))
     tl.store(out_ptr + o, y, mask=o < N)
 
 
 x = numpy.full(4, 4.0, numpy.float32)
 out = numpy.zeros_like(x)
-rsqrt.run(x, out, 3, grid=(1,), warmup=False)
-compiled = rsqrt.run(x, out, 3, grid=(1,), warmup=True)
+rsqrt.run(x, out, 3, 32, grid=(1,), warmup=False)
+compiled = rsqrt.run(x, out, 3, 32, grid=(1,), warmup=True)
 classes = isinstance(Autotuner, type), isinstance(Heuristics, type)
 print(out.tolist(), "llvm" in compiled.asm, *classes)
+names = (triton.KernelInterface, triton.runtime.Autotuner, triton.runtime.Heuristics)
+print(all(isinstance(c, type) for c in names), rsqrt.__globals__ is globals())
+key = rsqrt.cache_key
+print(isinstance(key, str) and len(key) > 16, key == rsqrt.cache_key)
 """
 
 
 def test_the_import_paths_and_run_signature_kernel_libraries_use(tmp_path: Path) -> None:
     """`triton.language.extra.cuda.libdevice`, `triton.runtime.autotuner`,
-    `triton.runtime.jit.constexpr_function`, `triton.language.target_info` and
-    `kernel.run(..., grid=..., warmup=...)`, as Triton kernel libraries write them."""
+    `triton.runtime.jit.constexpr_function`, `triton.language.target_info`, the helpers of
+    `triton.language.standard`, a function decorated with `@tl.constexpr`, `dtype.value`,
+    `kernel.run(..., grid=..., warmup=...)`, `kernel.cache_key` and `kernel.__globals__`,
+    as Triton kernel libraries write them."""
     script = tmp_path / "library.py"
     script.write_text(LIBRARY_IMPORTS)
     result = run("-m", "blkc.as_triton", str(script))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["[0.5,", "0.5,", "0.5,", "0.0]", "True", "True", "True"]
+    assert result.stdout.split() == [
+        *["[32.5,", "32.5,", "32.5,", "0.0]", "True", "True", "True"],
+        *["True", "True", "True", "True"],
+    ]
 
 
 TORCH_INTEGRATION = """

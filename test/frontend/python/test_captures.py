@@ -81,6 +81,18 @@ def scale_by_function(x, o, n, BLOCK: tl.constexpr):
     tl.store(o + off, tl.load(x + off, mask=off < n) * factor, mask=off < n)
 
 
+@tl.constexpr
+def stretched(v):  # Triton's spelling of a constexpr_function
+    return v * WIDTH
+
+
+@blkc.jit
+def scale_by_constexpr(x, o, n, BLOCK: tl.constexpr):
+    off = tl.arange(0, BLOCK)
+    factor: tl.constexpr = stretched(1.0)
+    tl.store(o + off, tl.load(x + off, mask=off < n) * factor, mask=off < n)
+
+
 @blkc.jit
 def halve(x, o, n, BLOCK: tl.constexpr):
     off = tl.arange(0, BLOCK)
@@ -157,11 +169,15 @@ def test_a_constexpr_global_is_part_of_the_disk_key(project: Path) -> None:
     assert again == {"value": [3.0, 6.0], "builds": 0}  # the first's entry, from disk
 
 
-def test_what_a_constexpr_function_reads_is_part_of_the_disk_key(project: Path) -> None:
-    # A plain global that only a constexpr_function reads: keyed by its value.
-    assert run(project, "scale_by_function", SCALE="3") == {"value": [3.0, 6.0], "builds": 1}
-    assert run(project, "scale_by_function", SCALE="5") == {"value": [5.0, 10.0], "builds": 1}
-    assert run(project, "scale_by_function", SCALE="3") == {"value": [3.0, 6.0], "builds": 0}
+@pytest.mark.parametrize("kernel", ["scale_by_function", "scale_by_constexpr"])
+def test_what_a_constexpr_function_reads_is_part_of_the_disk_key(
+    project: Path, kernel: str
+) -> None:
+    # A plain global that only a constexpr_function (or a function decorated with
+    # @tl.constexpr, which kernels call the same way) reads: keyed by its value.
+    assert run(project, kernel, SCALE="3") == {"value": [3.0, 6.0], "builds": 1}
+    assert run(project, kernel, SCALE="5") == {"value": [5.0, 10.0], "builds": 1}
+    assert run(project, kernel, SCALE="3") == {"value": [3.0, 6.0], "builds": 0}
 
 
 def test_a_constexpr_read_through_a_module_is_part_of_the_disk_key(project: Path) -> None:
