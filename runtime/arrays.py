@@ -86,9 +86,12 @@ class Reinterpreted:
     """The memory of `base` (an array or tensor) seen as `dtype`, of the same item size:
     what `reinterpret` returns. Kernels take it as an array of `dtype`."""
 
-    def __init__(self, base: Any, dtype: dtypes.DType):
+    def __init__(self, base: Any, dtype: dtypes.DType, shown: Any = None):
         self.base = base
-        self.dtype = dtype
+        self.blkc_dtype = dtype
+        self.dtype = dtype if shown is None else shown
+        """The dtype as `reinterpret` was given it (a `tl` dtype stays one, as in Triton's
+        `TensorWrapper`)."""
         self._numpy = dtype.numpy
 
     @property
@@ -117,7 +120,7 @@ class Reinterpreted:
         return int(self.base.__array_interface__["data"][0])
 
     def element_size(self) -> int:
-        return self.dtype.numpy.itemsize
+        return int(self._numpy.itemsize)
 
     def numel(self) -> int:
         return int(numpy.prod(self.shape, dtype=numpy.int64))
@@ -125,7 +128,7 @@ class Reinterpreted:
     def cpu(self) -> Reinterpreted:
         """This view of the base's CPU copy (itself for a NumPy array or a CPU tensor)."""
         cpu = getattr(self.base, "cpu", None)
-        return self if cpu is None else Reinterpreted(cpu(), self.dtype)
+        return self if cpu is None else Reinterpreted(cpu(), self.blkc_dtype, self.dtype)
 
     def copy_(self, other: Any) -> Reinterpreted:
         """Copies `other`'s elements (a view or an array of the same dtype) into this one."""
@@ -134,16 +137,16 @@ class Reinterpreted:
 
     def clone(self) -> Reinterpreted:
         base = self.base.clone() if hasattr(self.base, "clone") else self.base.copy()
-        return Reinterpreted(base, self.dtype)
+        return Reinterpreted(base, self.blkc_dtype, self.dtype)
 
     def to(self, device: Any) -> Reinterpreted:
-        return Reinterpreted(self.base.to(device), self.dtype)
+        return Reinterpreted(self.base.to(device), self.blkc_dtype, self.dtype)
 
     def new_empty(self, sizes: Any) -> Reinterpreted:
         """An uninitialised view of `sizes` elements of the same dtype and kind of base."""
         if hasattr(self.base, "new_empty"):
-            return Reinterpreted(self.base.new_empty(sizes), self.dtype)
-        return Reinterpreted(numpy.empty(sizes, self.base.dtype), self.dtype)
+            return Reinterpreted(self.base.new_empty(sizes), self.blkc_dtype, self.dtype)
+        return Reinterpreted(numpy.empty(sizes, self.base.dtype), self.blkc_dtype, self.dtype)
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> numpy.ndarray:
         view = as_array(self)
@@ -151,7 +154,7 @@ class Reinterpreted:
         return view if dtype is None else view.astype(dtype, copy=bool(copy))
 
     def __repr__(self) -> str:
-        return f"blkc.reinterpret({self.base!r}, {self.dtype.name})"
+        return f"blkc.reinterpret({self.base!r}, {self.blkc_dtype.name})"
 
 
 def _as_blkc_dtype(spec: Any) -> dtypes.DType:
@@ -187,7 +190,7 @@ def reinterpret(value: Any, dtype: Any) -> Any:
             f"cannot reinterpret {found[0]} ({have}-byte items) as {wanted.name} "
             f"({want}-byte items): the item sizes must be equal"
         )
-    return Reinterpreted(base, wanted)
+    return Reinterpreted(base, wanted, dtype if hasattr(dtype, "blkc_dtype") else None)
 
 
 def as_array(value: object, where: str = "an argument") -> numpy.ndarray | None:

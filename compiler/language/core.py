@@ -287,6 +287,22 @@ class constexpr:  # noqa: N801 - Triton's name
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.value(*args, **kwargs)
 
+    def __eq__(self, other: object) -> constexpr:  # type: ignore[override]
+        """Equal values, as a `constexpr` of a bool (Triton's)."""
+        return constexpr(self.value == (other.value if isinstance(other, constexpr) else other))
+
+    def __ne__(self, other: object) -> constexpr:  # type: ignore[override]
+        return constexpr(self.value != (other.value if isinstance(other, constexpr) else other))
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __hash__(self) -> int:
+        try:
+            return hash(self.value)
+        except TypeError:  # a list: unequal to every other constexpr in a set
+            return id(self)
+
     def __repr__(self) -> str:
         return f"constexpr[{self.value!r}]"
 

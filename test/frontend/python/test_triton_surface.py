@@ -299,6 +299,16 @@ def test_reinterpreted_views_answer_like_tensor_wrappers() -> None:
     assert numpy.asarray(clone).sum() == 0 and base.sum() != 0
     empty = view.new_empty((5,))
     assert empty.shape == (5,) and numpy.asarray(empty).dtype == numpy.uint16
+    # Its dtype is the `tl` dtype it was given, as Triton's tests' helpers read it.
+    assert view.dtype is tl.uint16 and clone.dtype is tl.uint16 and empty.dtype is tl.uint16
+
+
+def test_constexprs_compare_by_value() -> None:
+    """On the host as in Triton: a `constexpr` of a bool, true when the values are equal."""
+    five = tl.constexpr(5)
+    assert tl.constexpr(tl.constexpr(5)) == five and five == 5 and five != 6
+    assert isinstance(five == 5, tl.constexpr) and not (five == 6)
+    assert {five: "x"}[tl.constexpr(5)] == "x" and hash(tl.constexpr([1])) is not None
 
 
 @blkc.jit
