@@ -94,6 +94,13 @@ class Builder:
         return self.insert(op).results[0]
 
 
+def defined_in(value: SSAValue, block: Block) -> bool:
+    """Whether `value` is defined in `block` itself (not in an enclosing one)."""
+    if isinstance(value, BlockArgument):
+        return value.block is block
+    return value.owner.parent_block() is block  # type: ignore[union-attr]
+
+
 @dataclass
 class LoopBody:
     """A loop body being built: where to insert, and the elements computed so far."""
@@ -689,6 +696,7 @@ class BlockLowering(ABC):
         blocks; then they are copied in."""
         carried = list(buffers.values())
         sources: dict[int, SSAValue] = {}
+        before = dict(self.buffers)
         for i, buffer in buffers.items():
             value = yield_op.operands[i]
             if value not in self.buffers:
@@ -705,6 +713,18 @@ class BlockLowering(ABC):
                 continue  # computed in place (a dot accumulating into its loop's buffer)
             self.buffers[value] = sources[i]  # its block's values now live there
             self.copy_into(value, buffer, here, temporary=True)
+        for value in yield_op.operands:
+            if not defined_in(value, here.block):
+                # A block of an enclosing block, computed here: what follows the loop reads
+                # it from where it is defined, for the loop may not run at all.
+                self.forget_buffer(value, before.get(value))
+
+    def forget_buffer(self, value: SSAValue, kept: SSAValue | None) -> None:
+        """Make `value`'s buffer `kept` again (none: `value` is computed where read)."""
+        if kept is None:
+            self.buffers.pop(value, None)
+        else:
+            self.buffers[value] = kept
 
     @staticmethod
     def _starts_in_first_iteration(op: scf.ForOp, i: int) -> bool:

@@ -62,6 +62,7 @@ from blkc.passes.block_lowering import (
     LoopBody,
     NestBody,
     accumulator_type,
+    defined_in,
     relies_on_disjoint_args,
 )
 from blkc.passes.fusion_plan import elem_type
@@ -255,19 +256,24 @@ class LoopLowering(BlockLowering):
         self.loop_nest(here, shape_of(value.type), body)
 
     def _ensure_buffer(self, value: SSAValue, here: Builder) -> SSAValue:
-        if value not in self.buffers:
-            self.materialize(value, here)
-        return self.buffers[value]
+        """`value`'s buffer, computed at `here` where it has none. A block of an enclosing
+        block computed here (in a loop's body) serves here only: what follows reads it
+        from where it is defined, for the loop may not run at all."""
+        if value in self.buffers:
+            return self.buffers[value]
+        self.materialize(value, here)
+        buffer = self.buffers[value]
+        if not defined_in(value, here.block):
+            self.forget_buffer(value, None)
+        return buffer
 
     def copy_into(
         self, value: SSAValue, buffer: SSAValue, here: Builder, temporary: bool = False
     ) -> None:
         shape = shape_of(value.type)
         source = value
-        if temporary and value not in self.buffers:
-            self.materialize(value, here)
         if temporary:
-            source_buffer = self.buffers[value]
+            source_buffer = self._ensure_buffer(value, here)
             if source_buffer is buffer:
                 return  # computed in place (a dot accumulating into its loop's buffer)
 

@@ -71,6 +71,7 @@ from blkc.passes.block_lowering import (
     LoopBody,
     NestBody,
     accumulator_type,
+    defined_in,
 )
 from blkc.passes.fusion_plan import WRITES_MEMORY, elem_type, is_block
 from blkc.passes.pointer_analysis import Overlap
@@ -520,10 +521,13 @@ class SimtLowering(BlockLowering):
     def copy_into(
         self, value: SSAValue, buffer: SSAValue, here: Builder, temporary: bool = False
     ) -> None:
-        if temporary and value not in self.buffers:
+        computed = temporary and value not in self.buffers
+        if computed:
             # The yielded value may read the buffer being overwritten: compute it first.
             self.materialize(value, here)
         self._fill(buffer, shape_of(value.type), here, lambda b, idx: self.element(value, idx, b))
+        if computed and not defined_in(value, here.block):
+            self.forget_buffer(value, None)  # computed in a loop that may not run
 
     def lower_for(self, op: scf.ForOp) -> None:
         carried = [i for i, v in enumerate(op.iter_args) if is_block(v)]

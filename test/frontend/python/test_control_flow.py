@@ -110,6 +110,39 @@ def test_a_condition_outside_a_while_is_a_located_error() -> None:
 
 
 @blkc.jit
+def block_of_before_the_loop(x_ptr, a_ptr, out_ptr, dot_ptr, n, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    y = tl.load(x_ptr + r)
+    other = tl.load(x_ptr + BLOCK) + tl.zeros([BLOCK], tl.int32)  # computed where read
+    square = tl.load(a_ptr + r[:, None] * BLOCK + r[None, :]) * 2.0
+    acc = tl.zeros([BLOCK, BLOCK], tl.float32)
+    for _ in range(0, n):
+        y = other  # the loop's new block is one from before the loop
+        acc += tl.dot(square, square)  # so is the dot's operand
+    tl.store(out_ptr + r, other * 10 + y)
+    tl.store(dot_ptr + r[:, None] * BLOCK + r[None, :], acc + square)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+@pytest.mark.parametrize("n", [0, 2])
+def test_blocks_from_before_a_loop_are_read_after_a_loop_that_does_not_run(
+    target: str, n: int
+) -> None:
+    """A block defined before a loop and computed inside it (the loop's next carried block,
+    a dot's operand) is computed again where code after the loop reads it: the loop may not
+    run, and the copy it fills would then hold whatever the stack held."""
+    x = numpy.arange(17, dtype=numpy.int32)
+    a = numpy.random.default_rng(3).standard_normal((16, 16)).astype(numpy.float32)
+    out = numpy.zeros(16, numpy.int32)
+    dot = numpy.zeros((16, 16), numpy.float32)
+    block_of_before_the_loop[(1,)](x, a, out, dot, n, BLOCK=16, target=target)
+    numpy.testing.assert_array_equal(out, 160 + (x[:16] if n == 0 else 16))
+    square = a * 2
+    expected = n * (square.astype(numpy.float64) @ square) + square
+    numpy.testing.assert_allclose(dot, expected, rtol=1e-4, atol=1e-3)
+
+
+@blkc.jit
 def scale_and_shift(x, scale, shift: tl.constexpr = 1):
     return x * scale + shift, scale
 
