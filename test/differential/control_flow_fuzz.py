@@ -14,7 +14,9 @@ maxima) and refuse the same kernels.
 
 The int arguments are 0, 2, 3 or 4, never 1: compiled Triton (and blkc) make an int
 argument of 1 a constant, whose arithmetic with literals is Python's (`-5 % (n + 1)`),
-where Triton's interpreter computes on a runtime value (C's remainder).
+where Triton's interpreter computes on a runtime value (C's remainder). For the converse
+reason (a `range` loop's counter is a Python int in the interpreter, a runtime value when
+compiled) `//` and `%` get non-negative operands.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ class Generator:
         op = r.choice(["+", "-", "*", "&", "|", "^", "//", "%", "<<", ">>", "max", "where"])
         a, b = self.int_expr(depth + 1), self.int_expr(depth + 1)
         if op in ("//", "%"):
-            return f"({a} {op} (({b} & 7) + 1))"  # nonzero divisors
+            # Nonzero divisors and dividends: Triton's interpreter runs `range` loops in
+            # Python, so a loop counter is a Python int, whose `%` and `//` of a negative
+            # value are Python's, where compiled Triton (and blkc) have C's.
+            return f"(({a} & 1023) {op} (({b} & 7) + 1))"
         if op in ("<<", ">>"):
             return f"({a} {op} ({b} & 3))"
         if op == "max":
