@@ -75,7 +75,7 @@ def _combinable(op: blk.AtomicRMWOp, entry: Block) -> bool:
     if kind in ("max", "min") and not isinstance(element, IntegerType):
         return False  # float max/min order NaNs and signed zeros by their own rules
     if is_storage_float(element):
-        return False  # bfloat16 adds in a compare-and-swap loop (`FunctionEmitter`)
+        return False  # bfloat16 and fp8 combine in a compare-and-swap loop (`FunctionEmitter`)
     invariant: dict[SSAValue, bool] = {}
     return _invariant(op.ptr, entry, invariant) and (
         op.mask is None or _invariant(op.mask, entry, invariant)

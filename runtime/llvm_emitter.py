@@ -590,26 +590,33 @@ class FunctionEmitter:
         stored = op.ptr.type.pointee if isinstance(op.ptr.type, PtrType) else None
 
         def rmw() -> ir.Value:
-            if stored is not None and small_floats.is_storage_float(stored):
-                return self._storage_float_add(kind, ptr, combined, stored)
+            if kind != "xchg" and stored is not None and small_floats.is_storage_float(stored):
+                return self._storage_float_rmw(kind, ptr, combined, stored)
             return b.atomic_rmw(names[kind], ptr, combined, "acq_rel")
 
         result = self.guarded(self.access_condition(op, op.ptr, self._mask(op)), rmw)
         assert result is not None
         self.set(op, result)
 
-    def _storage_float_add(
+    def _storage_float_rmw(
         self, kind: str, ptr: ir.Value, value: ir.Value, stored: Attribute
     ) -> ir.Value:
-        """An atomic add of a float kept in integer storage (bfloat16: the front end refuses
-        other kinds and the 8-bit formats, as Triton does): a compare-and-swap loop adding in
-        float32 and rounding once, as a bfloat16 add does. Returns the old value."""
-        if kind != "add":
-            raise NotImplementedError(f"atomic {kind} of {stored}")
+        """An atomic add, max or min of a float kept in integer storage (bfloat16, fp8): a
+        compare-and-swap loop combining in float32 (`atomicrmw`'s fadd, fmax and fmin) and
+        rounding once, as the format's own op does. Returns the old value. (An exchange
+        swaps the bits, as for any other type.)"""
         b = self.builder
+        single = ir.FloatType()
+
+        def combine(x: ir.Value, y: ir.Value) -> ir.Value:
+            if kind == "add":
+                return b.fadd(x, y)
+            extremum = self.declare(f"llvm.{kind}num.f32", single, [single, single])
+            return b.call(extremum, [x, y])  # maxnum, minnum: as atomicrmw fmax, fmin
+
         bits = value.type
         f32 = Float32Type()
-        addend = small_floats.convert(b, value, stored, f32)
+        operand = small_floats.convert(b, value, stored, f32)
         start = b.load_atomic(ptr, "monotonic", align=bits.width // 8, typ=bits)
         entry = b.block
         loop = b.function.append_basic_block("atomic.retry")
@@ -618,7 +625,7 @@ class FunctionEmitter:
         b.position_at_end(loop)
         seen = b.phi(bits)
         seen.add_incoming(start, entry)
-        total = b.fadd(small_floats.convert(b, seen, stored, f32), addend)
+        total = combine(small_floats.convert(b, seen, stored, f32), operand)
         swapped = b.cmpxchg(
             ptr, seen, small_floats.convert(b, total, f32, stored), "acq_rel", "monotonic"
         )

@@ -516,6 +516,34 @@ def test_a_bfloat16_atomic_add_adds_floats(target: str) -> None:
 
 
 @blkc.jit
+def bf16_atomic_extrema(out_ptr, old_ptr, src_ptr, KIND: tl.constexpr):
+    o = tl.arange(0, 4)
+    v = tl.load(src_ptr + o)
+    if KIND == "max":
+        old = tl.atomic_max(out_ptr + o, v)
+    elif KIND == "min":
+        old = tl.atomic_min(out_ptr + o, v)
+    else:
+        old = tl.atomic_xchg(out_ptr + o, v)
+    tl.store(old_ptr + o, old)
+
+
+@pytest.mark.parametrize("kind", ["max", "min", "xchg"])
+def test_bfloat16_atomic_extrema_compare_floats(kind: str) -> None:
+    """Under blkc's own policies (Triton refuses them): a bfloat16 atomic max or min
+    compares the floats, not their bit patterns as integers (-1 > -2); an exchange swaps
+    the bits."""
+    bf16 = ml_dtypes.bfloat16
+    start = numpy.array([-1.0, -2.0, 3.0, -0.5], numpy.float32)
+    src = numpy.array([-2.0, -1.0, -4.0, 2.0], numpy.float32)
+    out, old = start.astype(bf16), numpy.zeros(4, bf16)
+    bf16_atomic_extrema[(1,)](out, old, src.astype(bf16), KIND=kind)
+    expected = {"max": numpy.maximum, "min": numpy.minimum}.get(kind, lambda a, b: b)(start, src)
+    numpy.testing.assert_array_equal(out.astype(numpy.float32), expected)
+    numpy.testing.assert_array_equal(old.astype(numpy.float32), start)
+
+
+@blkc.jit
 def fused_softmax(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + tl.program_id(0) * n + offs, mask=offs < n, other=-float("inf"))
