@@ -696,7 +696,7 @@ class BlockLowering(ABC):
         blocks; then they are copied in."""
         carried = list(buffers.values())
         sources: dict[int, SSAValue] = {}
-        before = dict(self.buffers)
+        before = {value: self.buffers.get(value) for value in yield_op.operands}
         for i, buffer in buffers.items():
             value = yield_op.operands[i]
             if value not in self.buffers:
@@ -717,7 +717,7 @@ class BlockLowering(ABC):
             if not defined_in(value, here.block):
                 # A block of an enclosing block, computed here: what follows the loop reads
                 # it from where it is defined, for the loop may not run at all.
-                self.forget_buffer(value, before.get(value))
+                self.forget_buffer(value, before[value])
 
     def forget_buffer(self, value: SSAValue, kept: SSAValue | None) -> None:
         """Make `value`'s buffer `kept` again (none: `value` is computed where read)."""
