@@ -74,9 +74,7 @@ class _Triton(types.ModuleType):
         if name in ("language", "testing", "runtime", "compiler"):
             return importlib.import_module(f"triton.{name}")
         if name == "KernelInterface":
-            from blkc.runtime.grid import Launchable
-
-            return Launchable
+            return importlib.import_module("triton.runtime.jit").KernelInterface
         return getattr(blkc, name)
 
     def __dir__(self) -> list[str]:
@@ -90,17 +88,12 @@ class _TritonRuntime(types.ModuleType):
     autotuner, `JITFunction`, `KernelInterface`...)."""
 
     def __getattr__(self, name: str) -> Any:
-        import blkc
         import blkc.runtime
-        from blkc import jitfunction
-        from blkc.runtime.grid import Launchable
 
-        if name in ("Autotuner", "Heuristics", "Config", "autotune", "heuristics", "JITFunction"):
-            return getattr(jitfunction, name)
-        if name == "KernelInterface":
-            return Launchable
-        if name in ("OutOfResources", "TensorWrapper", "reinterpret"):
-            return getattr(blkc, name)
+        for submodule in ("triton.runtime.jit", "triton.runtime.autotuner"):
+            found = getattr(importlib.import_module(submodule), name, None)
+            if found is not None and not name.startswith("_"):
+                return found
         return getattr(blkc.runtime, name)
 
 
