@@ -54,9 +54,11 @@ _ACCESSES = (blk.LoadOp, blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
 
 @dataclass
 class Condition:
-    """`low <= poly <= high` over the whole nest (a missing bound is no bound), and also
-    `poly <` the element count of the array of `param` (elements of `size` bytes) when
-    `param` is set."""
+    """`low <= poly <= high` over the whole nest (a missing bound is no bound), and also,
+    when `param` is set, `poly` an element (of `size` bytes) of the array of `param`
+    counted from the parameter's pointer: at least minus the elements before it (a view
+    with negative strides points to its last element in memory), less than those from it
+    on."""
 
     poly: Poly
     low: int | None
@@ -447,7 +449,7 @@ def _access_conditions(
     and its offsets exact, and its whole offset as a polynomial."""
     total: Poly = {}
     conditions: list[Condition] = []
-    cap = _I64_LIMIT
+    floor, cap = -_I64_LIMIT - 1, _I64_LIMIT
     for offset in offsets:
         found = analysis.poly(offset)
         width = _width(offset.type)
@@ -457,11 +459,12 @@ def _access_conditions(
         conditions.extend(exact)
         low, high = _signed_range(width)
         if len(offsets) == 1:
-            cap = high  # the address check below implies the sign extension is exact
+            # the address check below implies the sign extension is exact
+            floor, cap = low, high
         else:
             conditions.extend(analysis.within(poly, low, high))
         total = _combine(total, poly, 1)
-    conditions.append(Condition(total, 0, cap, param, size))
+    conditions.append(Condition(total, floor, cap, param, size))
     return conditions, total
 
 
@@ -579,8 +582,8 @@ def _llvm(x: Number) -> ir.Value:
 class RangeCheck:
     """Emits the run-time test of conditions before a nest, sharing the extremes of the
     polynomials between the tests. `indices` are the nest's loop indices (ranged over);
-    other values are read with `value_of`; `element_count(param, size)` is the length of a
-    parameter's array, as i64."""
+    other values are read with `value_of`; `element_range(param, size)` is the first and
+    last element offset from a parameter's pointer that lie inside its array, as i64."""
 
     def __init__(
         self,
@@ -588,11 +591,11 @@ class RangeCheck:
         nest: NestRanges,
         indices: Collection[SSAValue],
         value_of: Callable[[SSAValue], ir.Value],
-        element_count: Callable[[SSAValue, int], ir.Value],
+        element_range: Callable[[SSAValue, int], tuple[ir.Value, ir.Value]],
     ):
         self.emitter = _Emitter(builder, value_of)
         self.ranges = {v: r for v, r in nest.ranges.items() if v in indices}
-        self.element_count = element_count
+        self.element_range = element_range
         self.extremes: dict[frozenset[tuple[Monomial, int]], _Extremes] = {}
 
     def value(self, poly: Poly) -> tuple[ir.Value, ir.Value]:
@@ -613,12 +616,13 @@ class RangeCheck:
             low, high, overflow = self.extremes[key]
             result = b.and_(result, b.not_(overflow))
             limit: Number | None = condition.high
+            floor: Number | None = condition.low
             if condition.param is not None:
-                count = self.element_count(condition.param, condition.size)
-                last = b.sub(count, ir.Constant(I64, 1))
+                first, last = self.element_range(condition.param, condition.size)
                 limit = last if limit is None else e.pick("smin", last, limit)
-            if condition.low is not None:
-                result = b.and_(result, b.icmp_signed(">=", _llvm(low), _llvm(condition.low)))
+                floor = first if floor is None else e.pick("smax", first, floor)
+            if floor is not None:
+                result = b.and_(result, b.icmp_signed(">=", _llvm(low), _llvm(floor)))
             if limit is not None:
                 result = b.and_(result, b.icmp_signed("<=", _llvm(high), _llvm(limit)))
         return result

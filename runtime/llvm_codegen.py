@@ -174,7 +174,7 @@ class CpuKernelEmitter(FunctionEmitter):
         """Pointer parameter index -> (first byte, end byte) of its array, as i64."""
         self.pointer_params: dict[SSAValue, int] = {}
         self.accesses: list[str] = []
-        self._limits: dict[tuple[int, int], ir.Value] = {}
+        self._limits: dict[tuple[int, int], tuple[ir.Value, ir.Value]] = {}
         self.bad: ir.Value = ir.Constant(I1, 0)
         """Whether an access went out of bounds so far (an OR carried by loops: cheap enough
         to keep the loops vectorized)."""
@@ -345,10 +345,11 @@ class CpuKernelEmitter(FunctionEmitter):
             and isinstance(self.get(owner.offset).type, ir.IntType)
             and self.get(owner.offset).type.width == 32
         ):
-            # The common case, an i32 element offset from a parameter: one 32-bit compare
-            # (vectors of i32 are half as wide as vectors of addresses).
-            limit = self._element_limit(self.pointer_params[owner.ptr], size)
-            inside = b.icmp_unsigned("<", self.get(owner.offset), limit)
+            # The common case, an i32 element offset from a parameter: one 32-bit add and
+            # compare (vectors of i32 are half as wide as vectors of addresses).
+            lead, limit = self._element_limit(owner.ptr, size)
+            shifted = b.add(self.get(owner.offset), lead)
+            inside = b.icmp_unsigned("<", shifted, limit)
         else:
             address = b.ptrtoint(self.get(ptr), I64)
             base = self._base_param(ptr)
@@ -370,20 +371,27 @@ class CpuKernelEmitter(FunctionEmitter):
         self.bad = b.or_(self.bad, escaped)
         return active
 
-    def _element_limit(self, index: int, size: int) -> ir.Value:
-        """How many elements of `size` bytes parameter `index`'s array holds, capped at
-        2**31 so that it fits an unsigned i32 compare (negative offsets stay outside)."""
-        key = (index, size)
+    def _element_limit(self, param: SSAValue, size: int) -> tuple[ir.Value, ir.Value]:
+        """For an i32 element offset from pointer parameter `param`: what to add to it
+        (the elements before the pointer, capped at 2**30) and the bound the sum must lie
+        below, unsigned (capped at 2**31), so that one compare keeps the access inside the
+        array, whichever way the offset wraps."""
+        key = (self.pointer_params[param], size)
         if key not in self._limits:
             b = self.allocas
-            first, end = self.ranges[index]
-            count = b.udiv(b.sub(end, first), ir.Constant(I64, size))
+            first, last = self._element_range(param, size)
+            lead = b.select(
+                b.icmp_signed("<", first, ir.Constant(I64, -(2**30))),
+                ir.Constant(I64, 2**30),
+                b.neg(first),
+            )
+            count = b.add(b.add(lead, last), ir.Constant(I64, 1))
             capped = b.select(
-                b.icmp_unsigned(">", count, ir.Constant(I64, 2**31)),
+                b.icmp_signed(">", count, ir.Constant(I64, 2**31)),
                 ir.Constant(I64, 2**31),
                 count,
             )
-            self._limits[key] = b.trunc(capped, I32)
+            self._limits[key] = (b.trunc(lead, I32), b.trunc(capped, I32))
         return self._limits[key]
 
     def carried_state(self) -> list[ir.Value]:
@@ -523,7 +531,7 @@ class CpuKernelEmitter(FunctionEmitter):
             return
         b = self.builder
         check = access_ranges.RangeCheck(
-            b, nest, set(access_ranges.nest_indices(op)), self.get, self._element_count
+            b, nest, set(access_ranges.nest_indices(op)), self.get, self._element_range
         )
         # Every fast copy reads its chosen selects as their true operands.
         bounds = check.holds([*(nest.bounds if proven else []), *nest.choices])
@@ -717,7 +725,7 @@ class CpuKernelEmitter(FunctionEmitter):
         span = access_ranges.loop_range(index)
         assert span is not None
         b = self.builder
-        check = access_ranges.RangeCheck(b, nest, {index}, self.get, self._element_count)
+        check = access_ranges.RangeCheck(b, nest, {index}, self.get, self._element_range)
         wide = split if split.type == I64 else b.sext(split, I64)
         check.ranges[index] = (span[0], b.sub(wide, ir.Constant(I64, 1)))
         return check
@@ -772,10 +780,27 @@ class CpuKernelEmitter(FunctionEmitter):
         self.streamed = True
         return holds, proven, unmasked, chosen, bases
 
-    def _element_count(self, param: SSAValue, size: int) -> ir.Value:
-        """How many elements of `size` bytes the array of pointer parameter `param` holds."""
-        first, end = self.ranges[self.pointer_params[param]]
-        return self.builder.udiv(self.builder.sub(end, first), ir.Constant(I64, size))
+    def _element_range(self, param: SSAValue, size: int) -> tuple[ir.Value, ir.Value]:
+        """The first and last offset, in elements of `size` bytes from pointer parameter
+        `param`, of an element inside its array (the first is negative where the array
+        begins before the pointer: a view with negative strides); last < first where none
+        is (computed once, at the kernel's entry)."""
+        key = (self.pointer_params[param], -size)
+        if key not in self._limits:
+            b = self.allocas
+            first, end = self.ranges[self.pointer_params[param]]
+            pointer = b.ptrtoint(self.get(param), I64)
+            inside = b.and_(
+                b.icmp_unsigned("<=", first, pointer), b.icmp_unsigned("<=", pointer, end)
+            )
+            width = ir.Constant(I64, size)
+            before = b.udiv(b.sub(pointer, first), width)
+            after = b.udiv(b.sub(end, pointer), width)
+            self._limits[key] = (
+                b.select(inside, b.neg(before), ir.Constant(I64, 0)),
+                b.select(inside, b.sub(after, ir.Constant(I64, 1)), ir.Constant(I64, -1)),
+            )
+        return self._limits[key]
 
     def address(self, op: blk.LoadOp | blk.StoreOp) -> ir.Value:
         """In a nest whose range check passed, a proven access's address is its parameter

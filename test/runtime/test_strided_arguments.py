@@ -65,3 +65,40 @@ def test_spans_cover_the_elements_and_the_gaps() -> None:
     assert array_span(base[1:3, 2:5]) == (start + 2 * (7 + 2), start + 2 * (2 * 7 + 5))
     assert array_span(base[::-1, ::-2]) == (start, start + base.nbytes)
     assert array_span(base[:, :0]) == (start, start)
+
+
+@blkc.jit
+def copy_1d(x_ptr, y_ptr, n, stride, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    inside = o < n
+    tl.store(y_ptr + o, tl.load(x_ptr + o * stride, mask=inside), mask=inside)
+
+
+@blkc.jit
+def copy_backwards(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    inside = o < n
+    tl.store(y_ptr + o, tl.load(x_ptr - o, mask=inside), mask=inside)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+@pytest.mark.parametrize("block", [16, 1024])
+def test_a_reversed_view_is_checked_from_its_pointer(block: int, target: str) -> None:
+    """A view with a negative stride points to its last element in memory: offsets below
+    the pointer reach its elements, offsets above it leave the view (before, an i32 offset
+    was checked against the view's length counted from the pointer, which refused the
+    first and let the second read past the view's end)."""
+    n = block - 3
+    base = numpy.arange(2 * block, dtype=numpy.float32)
+    x = base[:n][::-1]  # x[i] is base[n - 1 - i]
+    y = numpy.zeros(n, numpy.float32)
+    copy_1d[(1,)](x, y, n, -1, BLOCK=block, target=target)
+    numpy.testing.assert_array_equal(y, x)
+    y[:] = 0
+    copy_backwards[(1,)](x, y, n, BLOCK=block, target=target)
+    numpy.testing.assert_array_equal(y, x)
+    for step in (1, 2):  # forwards from the pointer: base[n - 1 + i], past the view
+        with pytest.raises(IndexError, match="outside the arrays"):
+            copy_1d[(1,)](x, y, n, step, BLOCK=block, target=target)
+    with pytest.raises(IndexError, match="outside the arrays"):
+        copy_1d[(1,)](x, y, n + 1, -1, BLOCK=block, target=target)  # one below base[0]
