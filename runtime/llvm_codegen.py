@@ -357,8 +357,15 @@ class CpuKernelEmitter(FunctionEmitter):
             for index in candidates:
                 first, end = self.ranges[index]
                 offset = b.sub(address, first)
-                limit64 = b.sub(b.sub(end, first), ir.Constant(I64, size))
-                inside = b.or_(inside, b.icmp_unsigned("<=", offset, limit64))
+                span = b.sub(end, first)
+                width = ir.Constant(I64, size)
+                # An array of fewer bytes than an element holds none (span - size would
+                # wrap around to an unsigned bound that every address meets).
+                holds = b.and_(
+                    b.icmp_unsigned(">=", span, width),
+                    b.icmp_unsigned("<=", offset, b.sub(span, width)),
+                )
+                inside = b.or_(inside, holds)
         active = inside if mask is None else b.and_(mask, inside)
         wanted = ir.Constant(I1, 1) if mask is None else mask
         escaped = b.and_(wanted, b.not_(inside))

@@ -10,6 +10,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import ModuleOp
 
 import blkc
+import blkc.language as tl
 from blkc.backends.cpu import lower_variants
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
@@ -311,3 +312,27 @@ def test_a_where_on_the_mask_of_an_unmasked_load_reads_its_true_operand() -> Non
     kernel[(3,)](x, out, 700, 0.25)  # two full blocks, then 188 of 256
     numpy.testing.assert_allclose(out[:700], (x - numpy.float32(0.25)) ** 2, rtol=1e-6)
     assert (out[700:] == 0.0).all()
+
+
+@blkc.jit
+def _gather_i64(x_ptr, i_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    index = tl.load(i_ptr + o, mask=o < n, other=0).to(tl.int64)
+    value = tl.load(x_ptr + index, mask=o < n)
+    tl.store(out_ptr + o, value, mask=o < n)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+def test_an_empty_array_holds_no_element(target: str) -> None:
+    """An access checked against its array's first and end address (here an i64 offset
+    loaded from memory) is outside an empty array: its bound, the array's bytes less an
+    element's, wrapped around to one that every address met."""
+    base = numpy.arange(64, dtype=numpy.float32)
+    index = numpy.array([0, 1, 2, 3], numpy.int32)
+    out = numpy.zeros(4, numpy.float32)
+    _gather_i64[(1,)](base[8:12], index, out, 4, BLOCK=4, target=target)
+    numpy.testing.assert_array_equal(out, base[8:12])
+    for empty in (base[8:8], numpy.empty(0, numpy.float32)):
+        with pytest.raises(IndexError, match="outside the arrays"):
+            _gather_i64[(1,)](empty, index, out, 4, BLOCK=4, target=target)
+        _gather_i64[(1,)](empty, index, out, 0, BLOCK=4, target=target)  # nothing read
