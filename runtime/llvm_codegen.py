@@ -270,12 +270,24 @@ class CpuKernelEmitter(FunctionEmitter):
         count = access_ranges.trip_count(op)
         if _innermost(op) and count is not None and count >= LONG_LOOP:
             width = None
-            if self.narrow_streaming_loops:
+            if self.narrow_streaming_loops and not self._checks_accesses(op):
                 if self._loaded_by is None:
                     self._loaded_by = _loops_loading(self.function, self.pointer_params)
                 width = streaming_loop_width(op, self.pointer_params, self._loaded_by)
             return self._vectorized_not_unrolled(width, interleave=not self.checked_copy)
         return None
+
+    def _checks_accesses(self, op: scf.ForOp) -> bool:
+        """Whether loop `op` checks an access against the arrays' bounds in this copy: it
+        then carries whether one went outside, which may keep LLVM from vectorizing it. It
+        gets no vector width then, since LLVM prints a remark to stderr about each loop it
+        was given a width for and could not vectorize."""
+        return self.check_bounds and any(
+            isinstance(inner, blk.LoadOp | blk.StoreOp | blk.AtomicRMWOp | blk.AtomicCASOp)
+            and inner not in self.proven
+            and inner not in self.masked_off
+            for inner in op.body.walk()
+        )
 
     def _vectorized_not_unrolled(
         self, width: int | None = None, interleave: bool = True

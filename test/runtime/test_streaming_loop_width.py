@@ -160,3 +160,31 @@ def test_a_loop_carrying_a_value_keeps_the_full_width() -> None:
     x = kernel.body.blocks[0].args[0]
     assert streaming_loop_width(loop, params, {x: 1}) is None
     assert WIDTH.findall(emit_module(module, noalias=True, vector_bits=512).llvm_ir) == []
+
+
+@blkc.jit
+def punned(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """Reads float32 memory as int64 from an offset: its loads are checked per element."""
+    o = tl.arange(0, BLOCK)
+    words = (x_ptr + 4).to(tl.pointer_type(tl.int64))
+    tl.store(out_ptr + o, tl.load(words + o, mask=o < n), mask=o < n)
+
+
+def test_a_loop_checking_its_accesses_gets_no_width_and_llvm_prints_nothing(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A loop that checks accesses carries whether one went outside, which LLVM may fail
+    to vectorize; given a width, LLVM then printed "remark: ... loop not vectorized" to
+    the process's stderr."""
+    from blkc.runtime.jit import compile_ir
+
+    x, out = numpy.zeros(512, numpy.float32), numpy.zeros(256, numpy.int64)
+    compiled = punned.warmup(x, out, 254, BLOCK=256, grid=(1,))
+    loops = parse(compiled.asm["loops"])
+    emitted = emit_module(loops, noalias=True, vector_bits=512).llvm_ir
+    capfd.readouterr()
+    compile_ir(emitted)
+    assert capfd.readouterr().err == ""
+    out[:] = 1
+    punned[(1,)](x, out, 254, BLOCK=256)
+    numpy.testing.assert_array_equal(out[:254], 0)
