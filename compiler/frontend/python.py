@@ -21,6 +21,7 @@ import builtins
 import dataclasses
 import difflib
 import inspect
+import numbers
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -482,6 +483,8 @@ class CodeGenerator:
         name = node.target.id
         if function is tl.static_range:
             values = [self.constant(v, "a static_range bound") for v in (start, stop, step)]
+            for v in values:
+                self._integer_bound(v, "static_range")
             for i in builtins.range(*values):
                 self.env[name] = i
                 self.run(node.body)
@@ -496,12 +499,28 @@ class CodeGenerator:
             self.run(node.body)
             return self._next_values(carried, before)
 
+        for v in (start, stop, step):
+            self._integer_bound(v, function.__name__)
         lower, upper, stride = (self.value(v, "a loop bound") for v in (start, stop, step))
         slots = self._slots(carried, before)
         inits, slot_names = [v for _, v in slots], [n for n, _ in slots]
         results = self.ir.for_loop(lower, upper, stride, inits, body, slot_names)
         self.env = before
         self._bind_carried(carried, before, results)
+
+    def _integer_bound(self, bound: Any, loop: str) -> None:
+        """An error unless `bound` of a `loop` (range, tl.range, tl.static_range) is an
+        integer: a Python int, or a kernel value of an integer dtype."""
+        value = self.unwrap_constexpr(bound)
+        if isinstance(value, tl.tensor):
+            if value.dtype.is_int():
+                return
+            shown = f"a {value.dtype} value"
+        elif isinstance(value, numbers.Integral):
+            return
+        else:
+            shown = "None" if value is None else f"{type(value).__name__} {value!r}"
+        raise self.error(f"{loop}'s bounds and step must be integers, got {shown}")
 
     def _slots(self, carried: Sequence[str], env: dict[str, Any]) -> list[tuple[str, SSAValue]]:
         """The SSA values carried for the variables `carried` hold in `env`, with their
@@ -996,7 +1015,11 @@ class CodeGenerator:
                 inspect.signature(function.__wrapped__).bind(*args, **kwargs, _semantic=self)
             except TypeError as err:
                 raise self.error(f"tl.{function.__name__}: {err}") from None
-            return function(*args, **kwargs, _semantic=self)
+            try:
+                return function(*args, **kwargs, _semantic=self)
+            except TypeError as err:
+                # An operand of a type the builtin does not take, found where it is used.
+                raise self.error(f"tl.{function.__name__}: {err}") from None
         if isinstance(function, JITFunction):
             return self.inline(function, args, kwargs)
         if function in (builtins.min, builtins.max) and not all(map(self.is_constant, args)):

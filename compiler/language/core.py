@@ -12,6 +12,7 @@ from __future__ import annotations
 import builtins as _py
 import enum
 import functools
+import numbers
 import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -467,6 +468,12 @@ def arange(start: Any, end: Any, *, _semantic: CodeGenerator) -> tensor:
     """The int32 block ``[start, ..., end - 1]`` (constant bounds, power-of-two length)."""
     lo = _semantic.constant(start, "arange's start")
     hi = _semantic.constant(end, "arange's end")
+    for bound, what in ((lo, "start"), (hi, "end")):
+        if not isinstance(bound, numbers.Integral) or isinstance(bound, bool):
+            raise _semantic.error(
+                f"arange's {what} must be an int (a literal or a tl.constexpr), got "
+                f"{type(bound).__name__} {bound!r}"
+            )
     return _semantic.wrap(_semantic.ir.arange(lo, hi))
 
 

@@ -119,6 +119,35 @@ def arange_not_power_of_two(x_ptr):
 
 
 @blkc.jit
+def arange_of_a_float(x_ptr, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), 1.0)  # arange-float
+
+
+@blkc.jit
+def reshape_to_a_float(x_ptr, BLOCK: tl.constexpr):
+    y = tl.reshape(tl.zeros((16,), tl.float32), BLOCK)  # reshape-float
+    tl.store(x_ptr + tl.arange(0, 16), y)
+
+
+@blkc.jit
+def static_range_of_a_float(x_ptr, BLOCK: tl.constexpr):
+    for i in tl.static_range(BLOCK):  # static-range-float
+        tl.store(x_ptr + i, 1.0)
+
+
+@blkc.jit
+def range_of_a_float(x_ptr, BLOCK: tl.constexpr):
+    for i in range(0, BLOCK, 2):  # range-float
+        tl.store(x_ptr + i, 1.0)
+
+
+@blkc.jit
+def range_of_a_float_value(x_ptr):
+    for i in range(tl.load(x_ptr)):  # range-float-value
+        tl.store(x_ptr + i, 1.0)
+
+
+@blkc.jit
 def undefined_name(x_ptr):
     tl.store(x_ptr, missing)  # noqa: F821  # undefined
 
@@ -196,6 +225,29 @@ def bad_axis(x_ptr, CASE: tl.constexpr):
         (index_with_int, (X,), {}, "int-index", "indexed with ':' and None"),
         (arange_not_constant, (X, 3), {}, "arange-runtime", "must be a compile-time constant"),
         (arange_not_power_of_two, (X,), {}, "arange-12", "power of two, got 12"),
+        (arange_of_a_float, (X,), {"BLOCK": 16.0}, "arange-float", "end must be an int"),
+        (reshape_to_a_float, (X,), {"BLOCK": 16.0}, "reshape-float", "tl.reshape: 'float'"),
+        (
+            static_range_of_a_float,
+            (X,),
+            {"BLOCK": 4.0},
+            "static-range-float",
+            "static_range's bounds and step must be integers, got float 4.0",
+        ),
+        (
+            range_of_a_float,
+            (X,),
+            {"BLOCK": 4.0},
+            "range-float",
+            "range's bounds and step must be integers, got float 4.0",
+        ),
+        (
+            range_of_a_float_value,
+            (X,),
+            {},
+            "range-float-value",
+            "range's bounds and step must be integers, got a fp32 value",
+        ),
         (undefined_name, (X,), {}, "undefined", "name 'missing' is not defined"),
         (
             bad_keyword,
