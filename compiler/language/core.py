@@ -1499,19 +1499,39 @@ def broadcast(input: Any, other: Any, *, _semantic: CodeGenerator) -> tuple[tens
     return s.wrap(s.ir.broadcast_to(a, shape)), s.wrap(s.ir.broadcast_to(b, shape))
 
 
+def _dimension_order(dims: tuple[Any, ...], s: CodeGenerator) -> list[Any]:
+    """The order of dimensions `trans` and `permute` take, as a tuple or one by one."""
+    order = s.constant(dims[0] if len(dims) == 1 else list(dims), "the dimensions")
+    return [order] if isinstance(order, int) else list(order)
+
+
 @builtin
 def trans(input: Any, *dims: Any, _semantic: CodeGenerator) -> tensor:  # noqa: A002
-    """`input` with its dimensions permuted (reversed when none are given)."""
+    """`input` with its dimensions permuted; without `dims`, its last two swapped (a
+    transpose of each matrix of a batch)."""
     s = _semantic
     v = s.value(input, "input")
-    order = s.constant(dims[0] if len(dims) == 1 else list(dims), "the dimensions")
-    if isinstance(order, int):
-        order = [order]
-    order = list(order) if order else list(reversed(_py.range(len(s.shape_of(v)))))
+    order = _dimension_order(dims, s)
+    if not order:
+        rank = len(s.shape_of(v))
+        if rank < 2:
+            raise s.error(
+                "tl.trans without dimensions swaps the last two, but its input has "
+                f"{rank} dimension{'' if rank == 1 else 's'}: give the order of the dimensions"
+            )
+        order = [*_py.range(rank - 2), rank - 1, rank - 2]
     return s.wrap(s.ir.permute(v, order))
 
 
-permute = trans
+@builtin
+def permute(input: Any, *dims: Any, _semantic: CodeGenerator) -> tensor:  # noqa: A002
+    """`input` with its dimensions in the order `dims` (a tuple, or one by one)."""
+    s = _semantic
+    v = s.value(input, "input")
+    order = _dimension_order(dims, s)
+    if not order and s.shape_of(v):
+        raise s.error("tl.permute needs the order of the dimensions, e.g. permute(x, 1, 0)")
+    return s.wrap(s.ir.permute(v, order))
 
 
 @builtin

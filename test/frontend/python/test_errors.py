@@ -209,6 +209,10 @@ def bad_axis(x_ptr, CASE: tl.constexpr):
         y = tl.permute(x, (0, 2))  # permute
     elif CASE == "trans":
         y = tl.trans(x, 1, 1)  # trans
+    elif CASE == "permute nothing":
+        y = tl.permute(x)  # permute nothing
+    elif CASE == "trans 1-D":
+        y = tl.trans(tl.sum(x, axis=0))  # trans 1-D
     elif CASE == "propagate_nan":
         y = tl.maximum(x, x, propagate_nan=True)  # propagate_nan
     tl.store(x_ptr, tl.sum(tl.reshape(y, [y.numel]), axis=0))
@@ -289,6 +293,9 @@ def test_unsupported_and_invalid_code_is_located(
         ("cumsum", "axis 2 is out of range for tensor<4x4xf32>, of rank 2"),
         ("softmax", "axis 2 is out of range for tensor<4x4xf32>, of rank 2"),
         ("permute", "[0, 2] is not a permutation of the 2 dimensions of tensor<4x4xf32>"),
+        ("permute nothing", "tl.permute needs the order of the dimensions"),
+        ("trans 1-D", "tl.trans without dimensions swaps the last two, but its input has 1 "
+         "dimension: give the order of the dimensions"),
         ("trans", "[1, 1] is not a permutation of the 2 dimensions of tensor<4x4xf32>"),
         ("propagate_nan", "propagate_nan must be tl.PropagateNan.NONE or "
          "tl.PropagateNan.ALL, got True"),

@@ -325,6 +325,34 @@ def test_transpose_broadcast_reshape() -> None:
 
 
 @blkc.jit
+def transposes(x_ptr, out_ptr, FORM: tl.constexpr):
+    i = tl.arange(0, 4)
+    x = tl.load(x_ptr + i[:, None, None] * 16 + i[None, :, None] * 4 + i[None, None, :])
+    if FORM == "trans":
+        y = tl.trans(x)
+    elif FORM == "method":
+        y = x.trans()
+    elif FORM == "reversed":
+        y = tl.trans(x, 2, 1, 0)
+    else:
+        y = tl.permute(x, (1, 0, 2))
+    tl.store(out_ptr + i[:, None, None] * 16 + i[None, :, None] * 4 + i[None, None, :], y)
+
+
+@pytest.mark.parametrize(
+    ("form", "axes"),
+    [("trans", (0, 2, 1)), ("method", (0, 2, 1)), ("reversed", (2, 1, 0)), ("permute", (1, 0, 2))],
+)
+def test_trans_without_dimensions_swaps_the_last_two(form: str, axes: tuple[int, ...]) -> None:
+    """As Triton's: a batched transpose (it reversed every dimension, which on a cube
+    stored other values in the same shape)."""
+    x = numpy.arange(64, dtype=numpy.int32).reshape(4, 4, 4)
+    out = numpy.zeros_like(x)
+    transposes[(1,)](x, out, FORM=form)
+    numpy.testing.assert_array_equal(out, x.transpose(axes))
+
+
+@blkc.jit
 def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     m = tl.arange(0, M)
     n = tl.arange(0, N)
