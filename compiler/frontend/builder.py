@@ -808,7 +808,7 @@ class IRBuilder:
         the first `k` elements of each sorted line (top-k); `merge`: the network's last
         stage only, which sorts lines that are bitonic (`blk.bitonic_merge`)."""
         what = "bitonic_merge" if merge else "sort" if k is None else "topk"
-        value, _ = self._block_operand(value, what)
+        value, source = self._block_operand(value, what)
         shape = list(shape_of(value.type))
         axis = self.normalize_axis(axis, len(shape), str(value.type))
         length = shape[axis]
@@ -830,9 +830,16 @@ class IRBuilder:
             shape[axis] = k
         op_type = blk.BitonicMergeOp if merge else blk.SortOp
         result = block_of(element_type(value.type), shape)
-        return self._value(
+        ordered = self._value(
             op_type.build(operands=[value], result_types=[result], properties=properties)
         )
+        kept = length if k is None else k
+        if not merge and (kept < length or kept == 1):
+            # Triton's network reduces these with max (or min), whose result has the dtype
+            # a max reduction has (32 bits for narrower elements, under Triton's policies):
+            # a top-k of fewer elements than the axis holds, or of one, and a sort of one.
+            ordered = self.cast(ordered, self._accumulated("max", source, False))
+        return ordered
 
     def reduce_with(
         self, values: Sequence[SSAValue], axis: int, combine: Combiner

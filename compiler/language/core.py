@@ -935,13 +935,21 @@ def _extreme(kind: str) -> Callable[..., Any]:
         *,
         _semantic: CodeGenerator,
     ) -> Any:
-        value = _reduction(kind, input, axis, keep_dims, _semantic)
-        if _semantic.constant(return_indices, "return_indices"):
-            return value, _reduction(f"arg{kind}", input, axis, keep_dims, _semantic)
+        s = _semantic
+        value = _reduction(kind, input, axis, keep_dims, s)
+        if s.constant(return_indices, "return_indices"):
+            # As Triton's: the extreme keeps its input's dtype where it comes with its
+            # index, where alone it has a reduction's dtype (32 bits for narrower ones).
+            source = s.dtype_of(s.value(input, f"the {kind}'s input"))
+            value = s.wrap(s.ir.cast(value.handle, source))
+            return value, _reduction(f"arg{kind}", input, axis, keep_dims, s)
         return value
 
     extreme.__name__ = extreme.__qualname__ = kind
-    extreme.__doc__ = f"The {kind}imum along `axis`; with `return_indices`, also its index."
+    extreme.__doc__ = (
+        f"The {kind}imum along `axis`; with `return_indices`, also its index (int32), the "
+        f"{kind}imum then of the input's dtype, as in Triton."
+    )
     return builtin(extreme)
 
 

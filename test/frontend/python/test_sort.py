@@ -290,3 +290,47 @@ def test_network_steps_are_not_unrolled_fully() -> None:
     assert "blk.no_unroll" in kernel.asm["loops"]
     # LLVM unrolled each twice, and marks what it did: no more unrolling.
     assert '!{!"llvm.loop.unroll.disable"}' in kernel.asm["llvm"]
+
+
+@blkc.jit
+def ordered_dtypes(x_ptr, K: tl.constexpr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.static_print("topk", tl.topk(x, K).dtype)
+    tl.static_print("sort", tl.sort(x).dtype)
+    tl.static_print("max with index", tl.max(x, 0, return_indices=True)[0].dtype)
+    tl.static_print("min with index", tl.min(x, 0, return_indices=True)[0].dtype)
+    tl.static_print("max", tl.max(x, 0).dtype)
+
+
+KEPT = {numpy.int16: "int16", numpy.uint8: "uint8", numpy.int8: "int8", numpy.float16: "fp16"}
+
+
+@pytest.mark.parametrize(
+    ("dtype", "k", "topk", "max_alone"),
+    [
+        (numpy.int16, 2, "int32", "int32"),
+        (numpy.uint8, 1, "int32", "int32"),
+        (numpy.int8, 8, "int8", "int32"),
+        (numpy.float16, 4, "fp32", "fp32"),
+        (numpy.float16, 8, "fp16", "fp32"),
+    ],
+)
+def test_result_dtypes_follow_tritons_network(
+    capfd: pytest.CaptureFixture[str], dtype: Any, k: int, topk: str, max_alone: str
+) -> None:
+    """Triton's top-k of fewer elements than its axis (or of one) reduces with max, which
+    widens narrow dtypes; a sort, a top-k of all and a max with its index keep them."""
+    capfd.readouterr()
+    ordered_dtypes.warmup(numpy.zeros(8, dtype), K=k, N=8, grid=(1,))
+    printed = {}
+    for line in capfd.readouterr().err.splitlines():
+        *name, shown = line.split()
+        printed[" ".join(name)] = shown
+    kept = KEPT[dtype]
+    assert printed == {
+        "topk": topk,
+        "sort": kept,
+        "max with index": kept,
+        "min with index": kept,
+        "max": max_alone,
+    }
