@@ -32,6 +32,7 @@ from typing import Any
 
 from xdsl.dialects import arith, func, math, memref, scf
 from xdsl.dialects.builtin import (
+    AnyFloat,
     BFloat16Type,
     Float8E4M3FNType,
     Float8E5M2Type,
@@ -318,7 +319,12 @@ class FunctionEmitter:
     def loop_metadata(self, op: scf.ForOp) -> ir.MDValue | None:
         """The `llvm.loop` metadata of loop `op`'s back edge, if any (a target may add its
         own)."""
-        return self._no_unroll() if blk.NO_UNROLL_ATTR in op.attributes else None
+        hints: list[tuple[Any, ...]] = []
+        if blk.NO_UNROLL_ATTR in op.attributes:
+            hints.append(("llvm.loop.unroll.count", ir.Constant(I32, 2)))
+        if carries_nan_skipping_extremum(op):
+            hints.append(("llvm.loop.vectorize.enable", ir.Constant(ir.IntType(1), 0)))
+        return self._loop_metadata(*hints) if hints else None
 
     def _loop_metadata(self, *hints: tuple[Any, ...]) -> ir.MDValue:
         """Loop metadata holding `hints`, each ``(name, operand, ...)`` where an operand is
@@ -1019,3 +1025,19 @@ HANDLERS: dict[type[Operation], Handler] = {
     blk.CmpOp: _emit_ptr_cmp,
 }
 """How every target translates the ops they share (a target adds its own: `handler`)."""
+
+
+_NAN_SKIPPING_EXTREMA = (arith.MaxnumfOp, arith.MinnumfOp)
+
+
+def carries_nan_skipping_extremum(loop: scf.ForOp) -> bool:
+    """Whether `loop` carries a float value and computes a NaN-skipping maximum or minimum
+    (`llvm.maxnum`, `llvm.minnum`) in its body: a combine function of the kernel's own
+    reducing with `tl.minimum`, a running maximum. LLVM's loop vectorizer (the version
+    llvmlite bundles, built with assertions) aborts the process on some loops reducing
+    with them ("VPlan cost model and legacy cost model disagreed"), so such loops stay
+    scalar; blkc's own NaN-skipping reductions reduce with `llvm.maximum` and redo only
+    rows that gave NaN, in loops that are scalar already."""
+    if not any(isinstance(arg.type, AnyFloat) for arg in loop.body.blocks[0].args[1:]):
+        return False
+    return any(isinstance(op, _NAN_SKIPPING_EXTREMA) for op in loop.body.walk())

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import numpy
+import pytest
 
 PROGRAM = textwrap.dedent(
     """
@@ -85,3 +86,49 @@ def test_a_user_loop_around_short_block_loops_compiles(tmp_path: Path) -> None:
     want_out, want_outf = expected(x, y, 2, 3)
     assert out == want_out
     numpy.testing.assert_array_equal(numpy.float32(outf), numpy.float32(want_outf))
+
+
+COMBINE_PROGRAM = textwrap.dedent(
+    """
+    import json, sys
+    import numpy, blkc, blkc.language as tl
+
+    @blkc.jit
+    def smaller(a, b):
+        return tl.minimum(a, b)
+
+    @blkc.jit
+    def kernel(X, OUT):
+        x = tl.load(X + tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :])
+        t = tl.interleave(x, x + 3).to(tl.float32)
+        tl.store(OUT + tl.arange(0, 16), tl.reduce(t, 1, smaller))
+
+    x = numpy.array(json.loads(sys.argv[1]), numpy.int8)
+    out = numpy.zeros(16, numpy.float32)
+    kernel[(1,)](x, out, target=sys.argv[2])
+    print(json.dumps(out.tolist()))
+    """
+)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+def test_a_combine_function_reducing_with_minimum_compiles(tmp_path: Path, target: str) -> None:
+    """A row reduced with a combine function of `tl.minimum` (LLVM's minnum) after an
+    interleave and a conversion: LLVM's loop vectorizer aborted the process on its loop
+    (a random kernel of the shape fuzzer); such loops now stay scalar."""
+    x = numpy.random.default_rng(0).integers(-6, 7, 256).astype(numpy.int8)
+    script = tmp_path / "kernel.py"
+    script.write_text(COMBINE_PROGRAM)
+    result = subprocess.run(
+        [sys.executable, script, json.dumps(x.tolist()), target],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    rows = x.reshape(16, 16)
+    want = numpy.minimum(rows, rows + 3).min(axis=1).astype(numpy.float32)
+    numpy.testing.assert_array_equal(
+        numpy.float32(json.loads(result.stdout.splitlines()[-1])), want
+    )
