@@ -58,8 +58,10 @@ def test_not_unrolling_keeps_the_code_small() -> None:
     # columns of 1024 split where their masks stop holding (a prefix without masks, then
     # the checked loop from the split: run-time bounds, so LLVM adds remainder loops),
     # about 1,800 (1,600 with the masked-off tail). With the redos for NaN and zeros kept
-    # scalar and the checked copies not interleaved: about 1,270 (AVX-512) or 1,340 (AVX2).
-    assert len(compiled.asm["asm"].splitlines()) < 1450
+    # scalar and the checked copies not interleaved: about 1,270 (AVX-512) or 1,340 (AVX2),
+    # 1,420 on Zen 5; bounds counted from each array's pointer (views with negative strides
+    # begin before it) add an i32 add to each checked access: 1,490 on Zen 5.
+    assert len(compiled.asm["asm"].splitlines()) < 1550
     softmax[(8,)](out, x, 1000, 1000, BLOCK=1024)
     e = numpy.exp(x - x.max(axis=1, keepdims=True))
     numpy.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
