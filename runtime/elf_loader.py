@@ -322,11 +322,20 @@ def load_module(llvm_ir: str, object_code: bytes) -> Any:
         return load_object(llvm_ir, object_code)
 
 
-def cached_module(key: str | None, variant: str, llvm_ir: Callable[[], str], opt: int) -> Any:
+def cached_module(
+    key: str | None,
+    variant: str,
+    llvm_ir: Callable[[], str],
+    opt: int,
+    what: str | None = None,
+) -> Any:
     """The native code of the LLVM IR `llvm_ir()` makes: the disk cache's object code for
     `key` and `variant` where it holds one this process loads (`load_module`), else the IR
-    JIT-compiled at O`opt` (`runtime.jit.compile_ir`) and its object code stored there (no
-    disk cache without a `key`)."""
+    compiled at O`opt` and its object code stored there (no disk cache without a `key`).
+    A kernel's (`what` names it) compiles in the worker process
+    (`runtime.jit.compile_isolated`, whose LLVM crashing does not take this process down),
+    other IR, or any where `jit.isolated()` says no, is JIT-compiled here
+    (`runtime.jit.compile_ir`)."""
     from blkc.runtime import cache
 
     found = cache.load_binary(key, variant) if key else None
@@ -335,8 +344,13 @@ def cached_module(key: str | None, variant: str, llvm_ir: Callable[[], str], opt
             return load_module(*found)
         except RuntimeError:
             pass  # an entry this process cannot load: compile again
-    from blkc.runtime.jit import compile_ir
+    from blkc.runtime.jit import compile_ir, compile_isolated, isolated
 
+    if what is not None and isolated():
+        optimized, code = compile_isolated(llvm_ir(), opt, what)
+        if key:
+            cache.store_binary(key, variant, optimized, code)
+        return load_module(optimized, code)
     compiled = compile_ir(llvm_ir(), opt)
     if key and compiled.object_code:
         cache.store_binary(key, variant, compiled.llvm_ir, compiled.object_code)

@@ -8,10 +8,12 @@ a missing one, and calling it would crash the process.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import llvmlite.binding as llvm
 
@@ -206,6 +208,214 @@ def object_code(llvm_ir: str, opt: int) -> bytes:
         if opt:
             optimize(module, tm, opt)
         return bytes(tm.emit_object(module))
+
+
+ISOLATE_SETTING = "BLKC_ISOLATE_LLVM"
+"""The environment variable that, set to 0, has LLVM compile kernels in this process."""
+
+
+class CodeGeneratorCrash(RuntimeError):
+    """LLVM ended the child process that compiled a kernel (one of its assertions failed,
+    or it crashed): a bug of blkc's code generation, which this process survives."""
+
+
+def isolated() -> bool:
+    """Whether kernels compile in a child process (`compile_isolated`): where the platform
+    forks (Linux), unless `BLKC_ISOLATE_LLVM` is 0."""
+    import sys
+
+    setting = os.environ.get(ISOLATE_SETTING, "").strip()
+    return setting != "0" and sys.platform.startswith("linux") and hasattr(os, "fork")
+
+
+def _optimized_object(llvm_ir: str, opt: int, check: bool = True) -> tuple[str, bytes]:
+    """`compile_ir`'s work without the engine (under `_lock`, or in the worker process): the
+    optimized IR and its object code; `check`: that the symbols it calls exist here (the
+    worker leaves that to the loader: symbols registered after its fork are not in it)."""
+    module, tm = _parsed(llvm_ir, opt)
+    if opt:
+        optimize(module, tm, opt)
+        text = str(module)
+        marked = mark_nontemporal(text)
+        if marked != text:
+            module = llvm.parse_assembly(marked)
+            module.verify()
+    if check:
+        _check_symbols(module)
+    return str(module), bytes(tm.emit_object(module))
+
+
+def compile_isolated(llvm_ir: str, opt: int, what: str) -> tuple[str, bytes]:
+    """The optimized IR and object code of LLVM IR text (as `compile_ir` makes them, to be
+    loaded by `elf_loader.load_module`), made in a worker process: the LLVM that llvmlite
+    bundles is built with assertions, and one that fails aborts the process it runs in.
+    Here it ends the worker, and this process raises `CodeGeneratorCrash` naming `what`
+    (the kernel) and LLVM's message; the next compilation starts a new worker. Errors LLVM
+    reports (invalid IR) are raised here as they were there, and what it prints reaches
+    stderr; a missing symbol is the loader's to find. The worker is forked from this
+    process at its first compilation and serves the later ones (a fork for each cost 10
+    ms: the child's first writes copy the pages it shares); where fork fails, the
+    compilation runs here."""
+    with _lock:
+        for _ in range(2):
+            worker = _Worker.running()
+            if worker is None:
+                return _optimized_object(llvm_ir, opt)
+            try:
+                return worker.compile(llvm_ir, opt, what)
+            except BrokenPipeError:
+                worker._stop(None)  # it had ended (killed) before this request: start again
+        raise CodeGeneratorCrash(f"the worker compiling {what} ended at once, twice")
+
+
+class _Worker:
+    """A process forked from this one that compiles LLVM IR on request (under `_lock`):
+    requests and results are pickled tuples, each after its length (8 bytes), through two
+    pipes; its stderr goes to a temporary file, read after each request."""
+
+    current: _Worker | None = None
+
+    def __init__(self, pid: int, requests: int, results: int, messages: Any) -> None:
+        self.pid, self.requests, self.results, self.messages = pid, requests, results, messages
+        self.owner = os.getpid()
+
+    @classmethod
+    def running(cls) -> _Worker | None:
+        """The worker of this process, started if need be; None where fork fails."""
+        worker = cls.current
+        if worker is not None and worker.owner != os.getpid():
+            # Inherited through a fork of this process: the worker is the parent's.
+            os.close(worker.requests)
+            os.close(worker.results)
+            worker = cls.current = None
+        if worker is None:
+            worker = cls.current = cls._start()
+        return worker
+
+    @classmethod
+    def _start(cls) -> _Worker | None:
+        import tempfile
+        import warnings
+
+        messages = tempfile.TemporaryFile()
+        to_worker, from_parent = os.pipe()[::-1]
+        from_worker, to_parent = os.pipe()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # forking with threads
+                pid = os.fork()
+        except OSError:
+            for fd in (to_worker, from_parent, from_worker, to_parent):
+                os.close(fd)
+            messages.close()
+            return None
+        if pid == 0:
+            try:
+                os.close(to_worker)
+                os.close(from_worker)
+                _serve(from_parent, to_parent, messages.fileno())
+            finally:
+                os._exit(0)
+        os.close(from_parent)
+        os.close(to_parent)
+        return cls(pid, to_worker, from_worker, messages)
+
+    def compile(self, llvm_ir: str, opt: int, what: str) -> tuple[str, bytes]:
+        import pickle
+        import signal
+        import sys
+
+        start = self.messages.seek(0, 2)
+        _send(self.requests, pickle.dumps((llvm_ir, opt)))  # BrokenPipeError: it had ended
+        try:
+            answer = _receive(self.results)
+        except BaseException:
+            self._stop(signal.SIGKILL)  # a Ctrl-C: its answer would answer the next request
+            raise
+        self.messages.seek(start)
+        printed = self.messages.read().decode(errors="replace")
+        if answer is None:  # the worker ended before it answered
+            status = self._stop(None)
+            if os.WIFSIGNALED(status):
+                ending = f"signal {signal.Signals(os.WTERMSIG(status)).name}"
+            else:
+                ending = f"exit status {os.WEXITSTATUS(status)}"
+            said = [line.strip() for line in printed.splitlines() if line.strip()]
+            raise CodeGeneratorCrash(
+                f"LLVM crashed compiling {what} ({ending}"
+                + (f": {said[-1]}" if said else "")
+                + "). This is a bug of blkc's code generation: please report it with the "
+                f"kernel. This process goes on (LLVM ran in a worker process; "
+                f"{ISOLATE_SETTING}=0 runs it here)."
+            )
+        if printed:
+            sys.stderr.write(printed)
+        kind, value = pickle.loads(answer)
+        if kind == "error":
+            raise value
+        return value  # type: ignore[no-any-return]
+
+    def _stop(self, kill: int | None) -> int:
+        """End the worker (sending `kill` first, if given) and wait for it; its status."""
+        if kill is not None:
+            try:
+                os.kill(self.pid, kill)
+            except ProcessLookupError:
+                pass
+        os.close(self.requests)
+        os.close(self.results)
+        self.messages.close()
+        _, status = os.waitpid(self.pid, 0)
+        _Worker.current = None
+        return status
+
+
+def _send(fd: int, data: bytes) -> None:
+    view = memoryview(len(data).to_bytes(8, "little") + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _receive(fd: int) -> bytes | None:
+    """The next message from `fd`; None at the end of the stream."""
+    head = _read(fd, 8)
+    return None if head is None else _read(fd, int.from_bytes(head, "little"))
+
+
+def _read(fd: int, size: int) -> bytes | None:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _serve(requests: int, results: int, messages: int) -> None:
+    """The worker: compile each request until the parent closes its end (it exited)."""
+    import faulthandler
+    import pickle
+
+    os.dup2(messages, 2)
+    faulthandler.disable()  # its report of a crash would reach the terminal
+    # The parent's other files stay theirs: a pipe it closes must reach its end of file.
+    low, high = sorted((requests, results))
+    os.closerange(3, low)
+    os.closerange(low + 1, high)
+    os.closerange(high + 1, 1 << 20)
+    while (request := _receive(requests)) is not None:
+        llvm_ir, opt = pickle.loads(request)
+        try:
+            result: tuple[str, object] = ("ok", _optimized_object(llvm_ir, opt, False))
+        except Exception as exc:  # noqa: BLE001 - sent to the parent, raised there
+            result = ("error", exc)
+        try:
+            data = pickle.dumps(result)
+        except Exception as exc:  # noqa: BLE001 - an exception that does not pickle
+            data = pickle.dumps(("error", RuntimeError(f"{type(exc).__name__}: {exc}")))
+        _send(results, data)
 
 
 def _parsed(llvm_ir: str, opt: int) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:

@@ -169,7 +169,13 @@ class CpuProgram:
     def _load_or_compile(self, noalias: bool) -> _Binary:
         launch.register_runtime_symbols()
         variant = "noalias" if noalias else "alias"
-        compiled = cached_module(self.cache_key, variant, lambda: self._llvm_ir(noalias), self.opt)
+        compiled = cached_module(
+            self.cache_key,
+            variant,
+            lambda: self._llvm_ir(noalias),
+            self.opt,
+            f"kernel '{self.launcher.removesuffix('__grid')}'",
+        )
         prototype = ctypes.CFUNCTYPE(None, *launch.launcher_ctypes(self.abi))
         # Failed assertions are recorded per launching thread (`launch._failures`): kernels
         # that assert stay off the native pool, whose workers have no launch.
