@@ -557,14 +557,16 @@ CHUNKS_PER_WORKER = 4
 """Workers take chunks of consecutive programs from a shared counter until none is left: a
 core slowed by other work takes fewer chunks, where a static split waits for its share."""
 
-CONTIGUOUS_BYTES = 4 << 20
+CONTIGUOUS_BYTES = 16 << 20
 """Launches whose arrays hold fewer bytes than this in all take one chunk per thread, not
 `CHUNKS_PER_WORKER`: each thread then runs one stream of consecutive programs, which the
 core's prefetchers follow, and a launch this short has little to rebalance. On a 2-core
 Zen 4, vector adds from cold caches (quantile 0.25 of twelve `do_bench` medians, the
 splits alternating in one process, three runs): 64K elements 7.9-9.7 us with one chunk
 per thread against 9.0-9.8 with four, 256K 24.9-25.8 against 25.7-26.8; at 1M and 4M
-they were equal."""
+they were equal. On a 2-core Zen 5 (medians of five `do_bench` medians, seven runs
+alternating), a 1M-element add (12 MiB) took 0.93-1.04 of torch's time with one chunk
+per thread and 0.99-1.10 with four; at 16M the four chunks were as fast or faster."""
 
 
 def chunk_count(total: int, workers: int, work_bytes: int | None) -> int:
