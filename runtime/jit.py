@@ -253,9 +253,11 @@ def compile_isolated(llvm_ir: str, opt: int, what: str) -> tuple[str, bytes]:
     (the kernel) and LLVM's message; the next compilation starts a new worker. Errors LLVM
     reports (invalid IR) are raised here as they were there, and what it prints reaches
     stderr; a missing symbol is the loader's to find. The worker is forked from this
-    process at its first compilation and serves the later ones (a fork for each cost 10
-    ms: the child's first writes copy the pages it shares); where fork fails, the
-    compilation runs here."""
+    process at a compilation and serves those that follow within `WORKER_IDLE` seconds of
+    each other (a fork for each cost 10 ms: the child's first writes copy the pages it
+    shares); then it ends, so that the memory it shares with this process is this
+    process's alone again (an array freed here stays in memory while a worker that
+    forked with it lives). Where fork fails, the compilation runs here."""
     with _lock:
         for _ in range(2):
             worker = _Worker.running()
@@ -265,7 +267,13 @@ def compile_isolated(llvm_ir: str, opt: int, what: str) -> tuple[str, bytes]:
                 return worker.compile(llvm_ir, opt, what)
             except BrokenPipeError:
                 worker._stop(None)  # it had ended (killed) before this request: start again
+            finally:
+                _Worker.retire_later()
         raise CodeGeneratorCrash(f"the worker compiling {what} ended at once, twice")
+
+
+WORKER_IDLE = 2.0
+"""Seconds after its last compilation that the worker process ends (`compile_isolated`)."""
 
 
 class _Worker:
@@ -274,6 +282,9 @@ class _Worker:
     pipes; its stderr goes to a temporary file, read after each request."""
 
     current: _Worker | None = None
+    used = 0.0
+    """When the last compilation ended (`time.monotonic`)."""
+    timer: threading.Timer | None = None
 
     def __init__(self, pid: int, requests: int, results: int, messages: Any) -> None:
         self.pid, self.requests, self.results, self.messages = pid, requests, results, messages
@@ -288,9 +299,40 @@ class _Worker:
             os.close(worker.requests)
             os.close(worker.results)
             worker = cls.current = None
+            cls.timer = None  # the parent's timer thread is not in this process
         if worker is None:
             worker = cls.current = cls._start()
         return worker
+
+    @classmethod
+    def retire_later(cls) -> None:
+        """Have the worker end once `WORKER_IDLE` seconds pass without a compilation (a
+        timer thread, started where none is waiting)."""
+        import time
+
+        cls.used = time.monotonic()
+        if cls.timer is None and cls.current is not None:
+            cls.timer = threading.Timer(WORKER_IDLE, cls._retire)
+            cls.timer.daemon = True
+            cls.timer.start()
+
+    @classmethod
+    def _retire(cls) -> None:
+        import signal
+        import time
+
+        with _lock:
+            cls.timer = None
+            worker = cls.current
+            if worker is None or worker.owner != os.getpid():
+                return
+            idle = time.monotonic() - cls.used
+            if idle < WORKER_IDLE:  # used since: wait for the rest
+                cls.timer = threading.Timer(WORKER_IDLE - idle, cls._retire)
+                cls.timer.daemon = True
+                cls.timer.start()
+                return
+            worker._stop(signal.SIGTERM)
 
     @classmethod
     def _start(cls) -> _Worker | None:

@@ -88,3 +88,20 @@ def test_a_worker_killed_between_compilations_is_replaced() -> None:
     optimized, _ = jit.compile_isolated(text, 3, "one")
     assert "ret i32 1" in optimized
     assert jit._Worker.current is not None and jit._Worker.current.pid != worker.pid
+
+
+def test_an_idle_worker_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """So that memory it shares with this process (arrays freed here since it forked) is
+    not kept: it ends `WORKER_IDLE` seconds after its last compilation."""
+    monkeypatch.setattr(jit, "WORKER_IDLE", 0.05)
+    text = "define i32 @two() {\n  ret i32 2\n}\n"
+    jit.compile_isolated(text, 3, "two")
+    worker = jit._Worker.current
+    assert worker is not None
+    deadline = time.monotonic() + 10
+    while jit._Worker.current is worker and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert jit._Worker.current is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(worker.pid, os.WNOHANG)  # ended and reaped
+    assert "ret i32 2" in jit.compile_isolated(text, 3, "two")[0]  # a new one serves
