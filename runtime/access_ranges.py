@@ -49,7 +49,8 @@ Monomial = tuple[SSAValue, ...]
 Poly = dict[Monomial, int]
 """A sum of monomials with integer coefficients."""
 
-_ACCESSES = (blk.LoadOp, blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
+ACCESSES = (blk.LoadOp, blk.StoreOp, blk.AtomicRMWOp, blk.AtomicCASOp)
+"""The ops that read or write memory through a pointer."""
 
 
 @dataclass
@@ -367,7 +368,7 @@ def analyse(
     for op in nest.walk():
         if isinstance(op, arith.SelectOp):
             selects.append(op)
-        if not isinstance(op, _ACCESSES):
+        if not isinstance(op, ACCESSES):
             continue
         mask = getattr(op, "mask", None)
         if mask is not None:

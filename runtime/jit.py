@@ -180,14 +180,7 @@ def compile_ir(
     machine), MCJIT loads it instead of generating code again.
     """
     with _lock:
-        module, tm = _parsed(llvm_ir, opt)
-        if opt and not optimized:
-            optimize(module, tm, opt)
-            text = str(module)
-            marked = mark_nontemporal(text)
-            if marked != text:
-                module = llvm.parse_assembly(marked)
-                module.verify()
+        module, tm = _optimized(llvm_ir, opt, passes=not optimized)
         _check_symbols(module)
         optimized_ir = str(module)
         engine = llvm.create_mcjit_compiler(module, tm)
@@ -198,6 +191,23 @@ def compile_ir(
         engine.finalize_object()
         engine.run_static_constructors()
         return CompiledModule(engine, optimized_ir, produced[0] if produced else object_code)
+
+
+def _optimized(
+    llvm_ir: str, opt: int, passes: bool = True
+) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
+    """`llvm_ir` parsed and, with `passes` and `opt` not 0, optimized at O`opt` with its
+    marked stores made non-temporal (`mark_nontemporal`); and the target machine at
+    O`opt` (under `_lock`, or in the worker process)."""
+    module, tm = _parsed(llvm_ir, opt)
+    if opt and passes:
+        optimize(module, tm, opt)
+        text = str(module)
+        marked = mark_nontemporal(text)
+        if marked != text:
+            module = llvm.parse_assembly(marked)
+            module.verify()
+    return module, tm
 
 
 def object_code(llvm_ir: str, opt: int) -> bytes:
@@ -232,14 +242,7 @@ def _optimized_object(llvm_ir: str, opt: int, check: bool = True) -> tuple[str, 
     """`compile_ir`'s work without the engine (under `_lock`, or in the worker process): the
     optimized IR and its object code; `check`: that the symbols it calls exist here (the
     worker leaves that to the loader: symbols registered after its fork are not in it)."""
-    module, tm = _parsed(llvm_ir, opt)
-    if opt:
-        optimize(module, tm, opt)
-        text = str(module)
-        marked = mark_nontemporal(text)
-        if marked != text:
-            module = llvm.parse_assembly(marked)
-            module.verify()
+    module, tm = _optimized(llvm_ir, opt)
     if check:
         _check_symbols(module)
     return str(module), bytes(tm.emit_object(module))

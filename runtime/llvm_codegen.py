@@ -175,6 +175,9 @@ class CpuKernelEmitter(FunctionEmitter):
         self.pointer_params: dict[SSAValue, int] = {}
         self.accesses: list[str] = []
         self._limits: dict[tuple[int, int], tuple[ir.Value, ir.Value]] = {}
+        """(parameter index, element size) -> `_element_limit`'s values."""
+        self._element_ranges: dict[tuple[int, int], tuple[ir.Value, ir.Value]] = {}
+        """(parameter index, element size) -> `_element_range`'s values."""
         self.bad: ir.Value = ir.Constant(I1, 0)
         """Whether an access went out of bounds so far (an OR carried by loops: cheap enough
         to keep the loops vectorized)."""
@@ -283,7 +286,7 @@ class CpuKernelEmitter(FunctionEmitter):
         gets no vector width then, since LLVM prints a remark to stderr about each loop it
         was given a width for and could not vectorize."""
         return self.check_bounds and any(
-            isinstance(inner, blk.LoadOp | blk.StoreOp | blk.AtomicRMWOp | blk.AtomicCASOp)
+            isinstance(inner, access_ranges.ACCESSES)
             and inner not in self.proven
             and inner not in self.masked_off
             for inner in op.body.walk()
@@ -804,8 +807,8 @@ class CpuKernelEmitter(FunctionEmitter):
         `param`, of an element inside its array (the first is negative where the array
         begins before the pointer: a view with negative strides); last < first where none
         is (computed once, at the kernel's entry)."""
-        key = (self.pointer_params[param], -size)
-        if key not in self._limits:
+        key = (self.pointer_params[param], size)
+        if key not in self._element_ranges:
             b = self.allocas
             first, end = self.ranges[self.pointer_params[param]]
             pointer = b.ptrtoint(self.get(param), I64)
@@ -815,11 +818,11 @@ class CpuKernelEmitter(FunctionEmitter):
             width = ir.Constant(I64, size)
             before = b.udiv(b.sub(pointer, first), width)
             after = b.udiv(b.sub(end, pointer), width)
-            self._limits[key] = (
+            self._element_ranges[key] = (
                 b.select(inside, b.neg(before), ir.Constant(I64, 0)),
                 b.select(inside, b.sub(after, ir.Constant(I64, 1)), ir.Constant(I64, -1)),
             )
-        return self._limits[key]
+        return self._element_ranges[key]
 
     def address(self, op: blk.LoadOp | blk.StoreOp) -> ir.Value:
         """In a nest whose range check passed, a proven access's address is its parameter

@@ -320,10 +320,10 @@ class FunctionEmitter:
         """The `llvm.loop` metadata of loop `op`'s back edge, if any (a target may add its
         own)."""
         hints: list[tuple[Any, ...]] = []
-        if blk.NO_UNROLL_ATTR in op.attributes:
+        if blk.NO_UNROLL_ATTR in op.attributes:  # unrolled at most twice
             hints.append(("llvm.loop.unroll.count", ir.Constant(I32, 2)))
         if carries_nan_skipping_extremum(op):
-            hints.append(("llvm.loop.vectorize.enable", ir.Constant(ir.IntType(1), 0)))
+            hints.append(("llvm.loop.vectorize.enable", ir.Constant(I1, 0)))
         return self._loop_metadata(*hints) if hints else None
 
     def _loop_metadata(self, *hints: tuple[Any, ...]) -> ir.MDValue:
@@ -343,11 +343,6 @@ class FunctionEmitter:
         name, *values = hint
         operands = [self._hint_node(v) if isinstance(v, tuple) else v for v in values]
         return self.module.add_metadata([ir.MetaDataString(self.module, name), *operands])
-
-    def _no_unroll(self) -> ir.MDValue:
-        """The loop metadata that keeps LLVM from unrolling a loop more than twice
-        (`blk.NO_UNROLL_ATTR`)."""
-        return self._loop_metadata(("llvm.loop.unroll.count", ir.Constant(I32, 2)))
 
     def _state_phis(self, pre: ir.Block) -> list[ir.PhiInstr]:
         """At a loop header entered from `pre`: a phi for each value of `carried_state`,

@@ -133,11 +133,9 @@ class ShapeCase:
         return self.statements[-1].value
 
     def live(self) -> list[int]:
-        needed = {len(self.statements) - 1}
-        for i in range(len(self.statements) - 1, -1, -1):
-            if i in needed:
-                needed |= {int(t) for t in re.findall(r"\b[tu](\d+)\b", self.statements[i].text)}
-        return sorted(needed)
+        """The statements the result depends on, in order."""
+        texts = [s.text for s in self.statements]
+        return triton_fuzz.live_statements(texts, r"\b[tu](\d+)\b")
 
     @property
     def inexact(self) -> bool:

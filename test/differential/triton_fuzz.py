@@ -212,11 +212,7 @@ class Case:
 
     def live(self) -> list[int]:
         """The statements the result depends on, in order."""
-        needed = {len(self.statements) - 1}
-        for i in range(len(self.statements) - 1, -1, -1):
-            if i in needed:
-                needed |= {int(t) for t in re.findall(r"\bt(\d+)\b", self.statements[i].text)}
-        return sorted(needed)
+        return live_statements([s.text for s in self.statements], r"\bt(\d+)\b")
 
     def prefixes(self) -> list[Case]:
         """The kernel cut after each of its statements, storing that statement's value:
@@ -233,6 +229,16 @@ class Case:
             for i in range(len(self.statements) - 1)
             if not self.statements[i].literal
         ]
+
+
+def live_statements(texts: list[str], names: str) -> list[int]:
+    """The statements the last of `texts` depends on (itself included), in order: those
+    whose number the regular expression `names` finds (its group) in a needed one."""
+    needed = {len(texts) - 1}
+    for i in range(len(texts) - 1, -1, -1):
+        if i in needed:
+            needed |= {int(t) for t in re.findall(names, texts[i])}
+    return sorted(needed)
 
 
 def broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
