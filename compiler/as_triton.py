@@ -46,6 +46,8 @@ MODULES = {
     "triton.testing": "blkc.testing",
     "triton.runtime.driver": "blkc.runtime.driver",
     "triton.runtime.errors": "blkc.runtime.errors",
+    "triton.tools": "blkc.tools",
+    "triton.tools.tensor_descriptor": "blkc.tools.tensor_descriptor",
 }
 """Each `triton` module, and the blkc module that stands for it."""
 

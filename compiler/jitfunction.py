@@ -105,26 +105,60 @@ class _TupleArg:
     kind: type
     parts: tuple[str | _TupleArg, ...]
 
-    def rebuild(self, values: dict[str, Any]) -> tuple[Any, ...]:
-        items = [p.rebuild(values) if isinstance(p, _TupleArg) else values[p] for p in self.parts]
+    def rebuild(self, values: dict[str, Any], semantic: Any) -> tuple[Any, ...]:
+        items = [
+            values[p] if isinstance(p, str) else p.rebuild(values, semantic) for p in self.parts
+        ]
         return self.kind._make(items) if hasattr(self.kind, "_fields") else tuple(items)
 
     def key(self) -> Any:
         kind = f"{self.kind.__module__}.{self.kind.__qualname__}"
-        return (kind, tuple(p.key() if isinstance(p, _TupleArg) else p for p in self.parts))
+        return (kind, tuple(p if isinstance(p, str) else p.key() for p in self.parts))
+
+
+@dataclass(frozen=True)
+class _DescriptorArg:
+    """A host-side tensor descriptor argument (`blkc.tools.tensor_descriptor`), flattened:
+    its base (``name.base``), shape (``name.shape.0`` ...) and strides (``name.strides.0``
+    ...) parameters of their own, its block shape and padding compiled in; the kernel gets
+    what `tl.make_tensor_descriptor` makes of them."""
+
+    base: str
+    shape: tuple[str, ...]
+    strides: tuple[str, ...]
+    block_shape: tuple[int, ...]
+    padding: str
+
+    def rebuild(self, values: dict[str, Any], semantic: Any) -> Any:
+        from blkc.language.tensor_descriptors import make_tensor_descriptor
+
+        return make_tensor_descriptor(
+            values[self.base],
+            [values[n] for n in self.shape],
+            [values[n] for n in self.strides],
+            list(self.block_shape),
+            self.padding,
+            _semantic=semantic,
+        )
+
+    def key(self) -> Any:
+        return ("tensordesc", len(self.shape), self.block_shape, self.padding)
 
 
 def _flattened(
-    arguments: dict[str, Any], constexprs: frozenset[str]
-) -> tuple[dict[str, Any], dict[str, _TupleArg]]:
+    arguments: dict[str, Any], constexprs: frozenset[str], kernel: str = "kernel"
+) -> tuple[dict[str, Any], dict[str, _TupleArg | _DescriptorArg]]:
     """`arguments` with each tuple (one not declared `tl.constexpr`, which is compiled in
-    whole) replaced by its elements, recursively, and the tuples' shapes by name."""
-    if not any(isinstance(v, tuple) for v in arguments.values()):
+    whole) replaced by its elements, recursively, and each host-side tensor descriptor by
+    its base, shape and strides; and the shapes of the tuples and descriptors by name."""
+    if not any(isinstance(v, tuple) or _is_descriptor(v) for v in arguments.values()):
         return arguments, {}
     flat: dict[str, Any] = {}
-    tuples: dict[str, _TupleArg] = {}
+    tuples: dict[str, _TupleArg | _DescriptorArg] = {}
 
-    def walk(name: str, value: Any) -> str | _TupleArg:
+    def walk(name: str, value: Any) -> str | _TupleArg | _DescriptorArg:
+        if _is_descriptor(value):
+            return _descriptor(name, value)
         if not isinstance(value, tuple):
             flat[name] = value
             return name
@@ -132,14 +166,41 @@ def _flattened(
         kind = type(value) if hasattr(type(value), "_fields") else tuple
         return _TupleArg(kind, parts)
 
+    def _descriptor(name: str, desc: Any) -> _DescriptorArg:
+        from blkc.tools import tensor_descriptor
+
+        try:
+            tensor_descriptor.check(desc)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"kernel '{kernel}', argument '{name}': {err}") from None
+        if getattr(desc, "round_f32_to_tf32", False):
+            raise ValueError(
+                f"kernel '{kernel}', argument '{name}': blkc does not round a descriptor's "
+                "float32 loads to tf32 (round_f32_to_tf32=True); pass a descriptor without it"
+            )
+        flat[f"{name}.base"] = desc.base
+        shape, strides = [], []
+        for i, (size, stride) in enumerate(zip(desc.shape, desc.strides, strict=True)):
+            flat[f"{name}.shape.{i}"], flat[f"{name}.strides.{i}"] = int(size), int(stride)
+            shape.append(f"{name}.shape.{i}")
+            strides.append(f"{name}.strides.{i}")
+        block = tuple(int(b) for b in desc.block_shape)
+        padding = str(getattr(desc, "padding", "zero"))
+        return _DescriptorArg(f"{name}.base", tuple(shape), tuple(strides), block, padding)
+
     for name, value in arguments.items():
-        if isinstance(value, tuple) and name not in constexprs:
+        if (isinstance(value, tuple) or _is_descriptor(value)) and name not in constexprs:
             shape = walk(name, value)
-            assert isinstance(shape, _TupleArg)
+            assert not isinstance(shape, str)
             tuples[name] = shape
         else:
             flat[name] = value
     return flat, tuples
+
+
+def _is_descriptor(value: Any) -> bool:
+    """Whether `value` is a host-side tensor descriptor (`blkc.tools.tensor_descriptor`)."""
+    return type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape")
 
 
 @dataclass(frozen=True)
@@ -463,7 +524,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         from blkc.promotion import default_policy
 
         policy = policy or self.policy or default_policy()
-        flat, tuples = _flattened(arguments, self._constexpr_names)
+        flat, tuples = _flattened(arguments, self._constexpr_names, self.__name__)
         specs = {name: self._spec(name, value) for name, value in flat.items()}
         signature = tuple(
             (n, s.mlir, s.hint) if s.mlir is not None else (n, key_of(s.constant))
@@ -636,7 +697,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         argument that is not a NumPy array or a Python number)."""
         from blkc.runtime.fast_launch import Arg, runtime_arg
 
-        if _flattened(arguments, self._constexpr_names)[1]:
+        if _flattened(arguments, self._constexpr_names, self.__name__)[1]:
             return None  # tuple arguments launch through Python
         names = self.arg_names[: len(args)]
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
@@ -689,7 +750,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         kernel, arguments = self._lowered(
             args, kwargs, policy, target, num_warps, arch, num_cpu_threads
         )
-        flat, tuples = _flattened(arguments, self._constexpr_names)
+        flat, tuples = _flattened(arguments, self._constexpr_names, self.__name__)
         specs = {name: self._spec(name, value) for name, value in flat.items()}
         constants = {name: s.constant for name, s in specs.items() if s.mlir is None}
         return CompiledKernel.bind(

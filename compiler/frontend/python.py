@@ -1259,9 +1259,10 @@ def build_module(
         handles = ir.begin_kernel(fn.__name__, params, divisibility=divisibility)
     env: dict[str, Any] = dict(constants)
     env.update({name: tl.tensor(h) for (name, _), h in zip(params, handles, strict=True)})
-    for name, shape in (tuples or {}).items():
-        env[name] = shape.rebuild(env)
     generator = CodeGenerator(ir, parsed, env)
+    with ir.located(tree.lineno + parsed.line_offset, tree.col_offset + 1 + parsed.col_offset):
+        for name, shape in (tuples or {}).items():
+            generator.env[name] = shape.rebuild(generator.env, generator)
     generator.run(tree.body)
     if generator.env.get(_RETURN) is not None:
         raise error_at(

@@ -1,5 +1,6 @@
 """Tensor descriptors: `tl.make_tensor_descriptor`, `desc.load`, `desc.store` and
-`desc.atomic_add` (with `tl.load_tensor_descriptor` / `tl.store_tensor_descriptor`).
+`desc.atomic_add` (and `atomic_min`, `atomic_max`, `atomic_and`, `atomic_or`,
+`atomic_xor`; with `tl.load_tensor_descriptor` / `tl.store_tensor_descriptor`).
 
 A tensor descriptor describes a tensor (`base`, `shape`, `strides` in elements) and the
 `block_shape` its loads and stores move; ``desc.load([i, j])`` reads the block whose first
@@ -52,7 +53,15 @@ class TensorDescriptor:
         return f"tensor descriptor (block_shape={self.block_shape}, {self.element.name})"
 
 
-ATTRIBUTES = ("load", "store", "atomic_add", "block_shape", "shape", "strides", "dtype")
+ATTRIBUTES = (
+    "load",
+    "store",
+    *(f"atomic_{kind}" for kind in ("add", "min", "max", "and", "or", "xor")),
+    "block_shape",
+    "shape",
+    "strides",
+    "dtype",
+)
 """What kernels read of a descriptor (`x.load`, `x.block_shape`, ...)."""
 
 
@@ -184,21 +193,55 @@ def store_tensor_descriptor(
     block_pointers.store(sem, _at(sem, d, offsets), data, None, _every_dim(d))
 
 
-@builtin
-def atomic_add_tensor_descriptor(
-    desc: Any, offsets: Any, value: Any, *, _semantic: CodeGenerator
-) -> None:
-    """Atomically add `value` (of the block shape) at `offsets`, inside the tensor
-    (``desc.atomic_add``)."""
-    sem = _semantic
-    d = _descriptor(sem, desc, "desc.atomic_add's desc")
-    data = _stored(sem, d, value)
-    pointers, inside = block_pointers.expand(sem, _at(sem, d, offsets), _every_dim(d))
-    sem.ir.atomic_rmw("add", pointers, data.handle, inside)
+def _atomic_tensor_descriptor(kind: str) -> Any:
+    def atomic(desc: Any, offsets: Any, value: Any, *, _semantic: CodeGenerator) -> None:
+        sem = _semantic
+        d = _descriptor(sem, desc, f"desc.atomic_{kind}'s desc")
+        if d.element.name not in ATOMIC_DTYPES[kind]:
+            raise sem.error(
+                f"desc.atomic_{kind} takes descriptors of {', '.join(ATOMIC_DTYPES[kind])}, "
+                f"not {d.element.name} (as Triton's)"
+            )
+        data = _stored(sem, d, value)
+        pointers, inside = block_pointers.expand(sem, _at(sem, d, offsets), _every_dim(d))
+        sem.ir.atomic_rmw(kind, pointers, data.handle, inside)
+
+    atomic.__name__ = atomic.__qualname__ = f"atomic_{kind}_tensor_descriptor"
+    atomic.__doc__ = (
+        f"Atomically combine `value` (of the block shape) into the block at `offsets` with "
+        f"{kind}, inside the tensor (``desc.atomic_{kind}``)."
+    )
+    return builtin(atomic)
+
+
+_BITWISE = ("uint32", "int32", "uint64", "int64")
+ATOMIC_DTYPES = {
+    "add": ("uint32", "int32", "uint64", "float32", "float16", "bfloat16"),
+    "min": _BITWISE,
+    "max": _BITWISE,
+    "and": _BITWISE,
+    "or": _BITWISE,
+    "xor": _BITWISE,
+}
+"""The element types of the descriptors each atomic combination takes (``desc.atomic_min``
+...): Triton's, without the 16-bit float minimum and maximum it does only with a GPU's
+native tensor memory accelerator."""
+
+atomic_add_tensor_descriptor = _atomic_tensor_descriptor("add")
+atomic_min_tensor_descriptor = _atomic_tensor_descriptor("min")
+atomic_max_tensor_descriptor = _atomic_tensor_descriptor("max")
+atomic_and_tensor_descriptor = _atomic_tensor_descriptor("and")
+atomic_or_tensor_descriptor = _atomic_tensor_descriptor("or")
+atomic_xor_tensor_descriptor = _atomic_tensor_descriptor("xor")
 
 
 METHODS = {
     "load": load_tensor_descriptor,
     "store": store_tensor_descriptor,
     "atomic_add": atomic_add_tensor_descriptor,
+    "atomic_min": atomic_min_tensor_descriptor,
+    "atomic_max": atomic_max_tensor_descriptor,
+    "atomic_and": atomic_and_tensor_descriptor,
+    "atomic_or": atomic_or_tensor_descriptor,
+    "atomic_xor": atomic_xor_tensor_descriptor,
 }

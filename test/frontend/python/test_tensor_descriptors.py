@@ -4,12 +4,14 @@ adds clipped to it, and Triton's rules for building a descriptor."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy
 import pytest
 
 import blkc
 import blkc.language as tl
+from blkc.tools.tensor_descriptor import TensorDescriptor
 
 
 @blkc.jit
@@ -118,3 +120,148 @@ def test_tl_tensor_descriptor_is_the_descriptors_class() -> None:
     out = numpy.zeros((8, 8), numpy.float32)
     doubled_tile[(1,)](x, out, 16, 8, B=8)
     numpy.testing.assert_array_equal(out, x[8:] * 2)
+
+
+# -- host-side descriptors (`blkc.tools.tensor_descriptor`) as kernel arguments -------------
+
+
+@blkc.jit
+def scaled_tiles(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    i, j = tl.program_id(0) * BM, tl.program_id(1) * BN
+    tl.static_assert(src.block_shape == [BM, BN])
+    dst.store([i, j], src.load([i, j]) * 2 + 1)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+def test_a_host_descriptor_is_an_argument(target: str) -> None:
+    """A descriptor made on the host moves blocks as `tl.make_tensor_descriptor`'s does:
+    loads padded and stores clipped at the array's edges, through a view's strides."""
+    storage = numpy.arange(100 * 72, dtype=numpy.float32).reshape(100, 72)
+    x = storage[:, 8:]  # rows of 64 elements 72 apart
+    out = numpy.full((100, 64), -1, numpy.float32)
+    src = TensorDescriptor.from_tensor(x, [32, 16])
+    assert src.strides == [72, 1] and src.shape == [100, 64]
+    dst = TensorDescriptor.from_tensor(out, [32, 16])
+    scaled_tiles[(blkc.cdiv(100, 32), 4)](src, dst, BM=32, BN=16, target=target)
+    numpy.testing.assert_array_equal(out, x * 2 + 1)
+
+
+@blkc.jit
+def joined(x_desc, y_desc, z_desc, DIM: tl.constexpr, RANK: tl.constexpr):
+    z_desc.store([0] * RANK, tl.cat(x_desc.load([0] * RANK), y_desc.load([0] * RANK), dim=DIM))
+
+
+@pytest.mark.parametrize("shape", [(128,), (16, 32), (8, 16, 4), (2, 4, 8, 16)])
+def test_host_descriptors_of_every_rank(shape: tuple[int, ...]) -> None:
+    rng = numpy.random.default_rng(len(shape))
+    for dim in range(len(shape)):
+        x, y = (rng.random(shape, dtype=numpy.float32) for _ in range(2))
+        expected = numpy.concatenate([x, y], axis=dim)
+        z = numpy.zeros_like(expected)
+        descs = [TensorDescriptor.from_tensor(a, list(a.shape)) for a in (x, y, z)]
+        joined[(1,)](*descs, DIM=dim, RANK=len(shape))
+        numpy.testing.assert_array_equal(z, expected)
+
+
+def test_a_host_descriptor_is_a_tl_tensor_descriptor() -> None:
+    """Triton's tutorial 06 takes a descriptor or a pointer and tells them apart so."""
+    x = numpy.arange(128, dtype=numpy.float32).reshape(16, 8)
+    out = numpy.zeros((8, 8), numpy.float32)
+    doubled_tile[(1,)](TensorDescriptor.from_tensor(x, [8, 8]), out, 16, 8, B=8)
+    numpy.testing.assert_array_equal(out, x[8:] * 2)
+
+
+def test_host_descriptors_specialize_on_their_block() -> None:
+    """The block shape is compiled in: another block shape is another kernel, and the same
+    one with other sizes reuses it."""
+    first = numpy.ones((32, 32), numpy.float32)
+    out = numpy.zeros_like(first)
+    before = scaled_tiles.builds
+    scaled_tiles[(2, 2)](
+        *(TensorDescriptor.from_tensor(a, [16, 16]) for a in (first, out)), BM=16, BN=16
+    )
+    built = scaled_tiles.builds
+    other = numpy.ones((48, 48), numpy.float32)
+    out2 = numpy.zeros_like(other)
+    scaled_tiles[(3, 3)](
+        *(TensorDescriptor.from_tensor(a, [16, 16]) for a in (other, out2)), BM=16, BN=16
+    )
+    assert scaled_tiles.builds == built > before
+    numpy.testing.assert_array_equal(out2, other * 2 + 1)
+    out3 = numpy.zeros_like(other)
+    scaled_tiles[(3, 6)](
+        *(TensorDescriptor.from_tensor(a, [16, 8]) for a in (other, out3)), BM=16, BN=8
+    )
+    assert scaled_tiles.builds == built + 1
+    numpy.testing.assert_array_equal(out3, other * 2 + 1)
+
+
+def test_a_host_descriptor_breaking_tritons_rules_is_refused() -> None:
+    x = numpy.zeros((16, 16), numpy.float32)
+    with pytest.raises(ValueError, match="strides must be multiples of 16 bytes"):
+        TensorDescriptor(x, [16, 7], [7, 1], [4, 4])
+    with pytest.raises(ValueError, match=r"block_shape\[1\] must be a power of 2, got 12"):
+        TensorDescriptor.from_tensor(x, [4, 12])
+    with pytest.raises(ValueError, match="last stride must be 1"):
+        TensorDescriptor(x, [16, 16], [1, 16], [4, 4])
+    with pytest.raises(ValueError, match="padding must be 'zero' or 'nan'"):
+        TensorDescriptor.from_tensor(x, [4, 4], padding="edge")
+    changed = TensorDescriptor.from_tensor(x, [16, 16])
+    changed.block_shape = [16, 3]  # changed after it was made: checked at launch too
+    with pytest.raises(ValueError, match=r"kernel 'scaled_tiles', argument 'src': block_shape"):
+        scaled_tiles[(1, 1)](changed, TensorDescriptor.from_tensor(x, [16, 16]), BM=16, BN=16)
+    tf32 = TensorDescriptor.from_tensor(x, [16, 16], round_f32_to_tf32=True)
+    with pytest.raises(ValueError, match="round_f32_to_tf32"):
+        scaled_tiles[(1, 1)](tf32, TensorDescriptor.from_tensor(x, [16, 16]), BM=16, BN=16)
+
+
+def test_triton_names_the_host_descriptors_module() -> None:
+    from blkc import as_triton
+
+    assert as_triton.MODULES["triton.tools.tensor_descriptor"] == "blkc.tools.tensor_descriptor"
+
+
+@blkc.jit
+def combined(Z, V, N, KIND: tl.constexpr, B: tl.constexpr):
+    desc = tl.make_tensor_descriptor(Z, [N], [1], [B])
+    v = tl.load(V + tl.arange(0, B))
+    if KIND == "min":
+        desc.atomic_min([tl.program_id(0) * 2], v)
+    elif KIND == "max":
+        desc.atomic_max([tl.program_id(0) * 2], v)
+    elif KIND == "and":
+        desc.atomic_and([tl.program_id(0) * 2], v)
+    elif KIND == "or":
+        desc.atomic_or([tl.program_id(0) * 2], v)
+    else:
+        desc.atomic_xor([tl.program_id(0) * 2], v)
+
+
+@pytest.mark.parametrize(
+    ("kind", "ufunc"),
+    [
+        ("min", numpy.minimum),
+        ("max", numpy.maximum),
+        ("and", numpy.bitwise_and),
+        ("or", numpy.bitwise_or),
+        ("xor", numpy.bitwise_xor),
+    ],
+)
+@pytest.mark.parametrize("dtype", [numpy.int32, numpy.uint32, numpy.int64])
+def test_descriptor_atomics_combine_inside_the_tensor(kind: str, ufunc: Any, dtype: Any) -> None:
+    rng = numpy.random.default_rng(7)
+    z = rng.integers(0, 1 << 20, 9).astype(dtype)
+    v = rng.integers(0, 1 << 20, 4).astype(dtype)
+    expected = z.copy()
+    for p in range(5):
+        end = min(2 * p + 4, 9)
+        expected[2 * p : end] = ufunc(expected[2 * p : end], v[: end - 2 * p])
+    combined[(5,)](z, v, 9, KIND=kind, B=4)
+    assert z.tolist() == expected.tolist()
+
+
+def test_descriptor_float_minimum_is_refused_as_in_triton() -> None:
+    with pytest.raises(blkc.BlkcError, match=r"desc.atomic_min takes descriptors of .*not float32"):
+        combined.warmup(
+            numpy.zeros(9, numpy.float32), numpy.zeros(4, numpy.float32), 9, KIND="min", B=4
+        )
