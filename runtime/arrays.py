@@ -93,6 +93,9 @@ class Reinterpreted:
         """The dtype as `reinterpret` was given it (a `tl` dtype stays one, as in Triton's
         `TensorWrapper`)."""
         self._numpy = dtype.numpy
+        self.data = getattr(base, "data", None)
+        """The base's `data` (a tensor's alias of itself), as Triton's `TensorWrapper` has
+        it: a plain attribute, which assigning to changes nothing else."""
 
     @property
     def shape(self) -> tuple[int, ...]:

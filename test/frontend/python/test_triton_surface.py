@@ -301,6 +301,10 @@ def test_reinterpreted_views_answer_like_tensor_wrappers() -> None:
     assert empty.shape == (5,) and numpy.asarray(empty).dtype == numpy.uint16
     # Its dtype is the `tl` dtype it was given, as Triton's tests' helpers read it.
     assert view.dtype is tl.uint16 and clone.dtype is tl.uint16 and empty.dtype is tl.uint16
+    # `data` is the base's, a plain attribute (Triton's tests assign to it).
+    assert view.data == base.data
+    view.data = None
+    assert view.shape == (4, 3) and view.data_ptr() == base.__array_interface__["data"][0]
 
 
 def test_constexprs_compare_by_value() -> None:
