@@ -48,6 +48,10 @@ from blkc.language.block_pointers import BlockPointer, advance
 if TYPE_CHECKING:
     from blkc.jitfunction import JITFunction
 
+Carried = (BlockPointer, tensor_descriptors.TensorDescriptor)
+"""What a loop or an `if` carries as its kernel scalars (`named_scalars`): block pointers
+and tensor descriptors."""
+
 _BINARY = {
     ast.Add: "add",
     ast.Sub: "sub",
@@ -369,7 +373,7 @@ class CodeGenerator:
     ) -> None:
         before = dict(self.env)
         candidates = [] if ends else assigned_names([*then, *otherwise])
-        pointers: dict[str, BlockPointer] = {}
+        pointers: dict[str, BlockPointer | tensor_descriptors.TensorDescriptor] = {}
         arity: list[int | None] = []
 
         def branch(statements: list[ast.stmt]) -> Callable[[], dict[str, SSAValue]]:
@@ -412,7 +416,9 @@ class CodeGenerator:
             self.env[name] = self.wrap(value)
 
     def _carried_values(
-        self, names: Sequence[str], pointers: dict[str, BlockPointer]
+        self,
+        names: Sequence[str],
+        pointers: dict[str, BlockPointer | tensor_descriptors.TensorDescriptor],
     ) -> dict[str, SSAValue]:
         """The names of `names` holding kernel values or numbers, as SSA values; a block
         pointer gives its kernel scalars (``p.offsets[0]``) and its layout to `pointers`,
@@ -422,7 +428,7 @@ class CodeGenerator:
             if name not in self.env:
                 continue
             value = self.unwrap_constexpr(self.env[name])
-            if isinstance(value, BlockPointer):
+            if isinstance(value, Carried):
                 if name in pointers and not pointers[name].same_layout(value):
                     raise self.error(
                         f"'{name}' is {_describe(pointers[name])} after one branch of the 'if' "
@@ -448,7 +454,7 @@ class CodeGenerator:
             if name in exclude or name not in self.env:
                 continue
             value = self.unwrap_constexpr(self.env[name])
-            if isinstance(value, tl.tensor | bool | int | float | BlockPointer):
+            if isinstance(value, (tl.tensor, bool, int, float, *Carried)):
                 names.append(name)
             elif value is not None:
                 raise self.error(
@@ -528,7 +534,7 @@ class CodeGenerator:
         slots = []
         for n in carried:
             value = self.unwrap_constexpr(env[n])
-            if isinstance(value, BlockPointer):
+            if isinstance(value, Carried):
                 slots += [(f"{n}.{part}", v.handle) for part, v in value.named_scalars()]
             else:
                 slots.append((n, self.value(value, f"'{n}'")))
@@ -542,7 +548,7 @@ class CodeGenerator:
         remaining = iter(values)
         for n in carried:
             template = self.unwrap_constexpr(templates[n])
-            if isinstance(template, BlockPointer):
+            if isinstance(template, Carried):
                 scalars = [self.wrap(next(remaining)) for _ in template.scalars()]
                 self.env[n] = template.with_scalars(scalars)
             else:
@@ -551,13 +557,13 @@ class CodeGenerator:
     def _next_values(self, carried: Sequence[str], before: dict[str, Any]) -> list[SSAValue]:
         for n in carried:
             old, new = (self.unwrap_constexpr(e[n]) for e in (before, self.env))
-            if isinstance(old, BlockPointer) != isinstance(new, BlockPointer) or (
-                isinstance(old, BlockPointer) and not old.same_layout(new)
+            if isinstance(old, Carried) != isinstance(new, Carried) or (
+                isinstance(old, Carried) and not old.same_layout(new)
             ):
                 raise self.error(
                     f"'{n}' is {_describe(old)} before the loop but {_describe(new)} after an "
-                    "iteration; a block pointer carried through a loop keeps its block shape "
-                    "and order (move it with tl.advance)"
+                    "iteration; a block pointer or descriptor carried through a loop keeps its "
+                    "block shape and order (move it with tl.advance)"
                 )
         return [v for _, v in self._slots(carried, self.env)]
 
@@ -1173,7 +1179,7 @@ def _symbol(op: ast.operator) -> str:
 
 
 def _describe(value: Any) -> str:
-    if isinstance(value, BlockPointer):
+    if isinstance(value, Carried):
         return f"a {value!r}"
     if isinstance(value, tl.tensor):
         return f"a kernel value ({value.handle.type})"

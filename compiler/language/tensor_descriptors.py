@@ -52,6 +52,28 @@ class TensorDescriptor:
     def __repr__(self) -> str:
         return f"tensor descriptor (block_shape={self.block_shape}, {self.element.name})"
 
+    # A loop or an `if` carries a descriptor as its block pointer's kernel scalars.
+
+    def named_scalars(self) -> list[tuple[str, tensor]]:
+        return self.pointer.named_scalars()
+
+    def scalars(self) -> list[tensor]:
+        return self.pointer.scalars()
+
+    def with_scalars(self, values: Any) -> TensorDescriptor:
+        """This descriptor with its kernel scalars replaced, in `scalars`' order."""
+        return dataclasses.replace(self, pointer=self.pointer.with_scalars(values))
+
+    def same_layout(self, other: object) -> bool:
+        """Whether `other` is a descriptor of the same element type, block shape and
+        padding (so a loop or an `if` can carry one as the other)."""
+        return (
+            isinstance(other, TensorDescriptor)
+            and other.padding == self.padding
+            and other.element == self.element
+            and self.pointer.same_layout(other.pointer)
+        )
+
 
 ATTRIBUTES = (
     "load",

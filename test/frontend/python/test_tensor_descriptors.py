@@ -265,3 +265,41 @@ def test_descriptor_float_minimum_is_refused_as_in_triton() -> None:
         combined.warmup(
             numpy.zeros(9, numpy.float32), numpy.zeros(4, numpy.float32), 9, KIND="min", B=4
         )
+
+
+@blkc.jit
+def rows_plus_ten(A, M, N, MB: tl.constexpr, NB: tl.constexpr):
+    # Triton's loop-carried descriptors: made again in some iterations, carried by the others.
+    m = tl.program_id(0) * MB
+    desc = tl.make_tensor_descriptor(A, shape=[M, N], strides=[N, 1], block_shape=[MB, NB])
+    for i in range(0, N, NB):
+        if i % (3 * NB) == 0:
+            desc = tl.make_tensor_descriptor(A, shape=[M, N], strides=[N, 1], block_shape=[MB, NB])
+        desc.store([m, i], desc.load([m, i]) + 10)
+    n = 0
+    while n < N:
+        if n > NB:
+            desc = tl.make_tensor_descriptor(A, shape=[M, N], strides=[N, 1], block_shape=[MB, NB])
+        desc.store([m, n], desc.load([m, n]) * 2)
+        n += NB
+
+
+def test_loops_and_ifs_carry_descriptors() -> None:
+    a = numpy.arange(16 * 40, dtype=numpy.float32).reshape(16, 40)
+    expected = (a + 10) * 2
+    rows_plus_ten[(2,)](a, 16, 40, MB=8, NB=16)
+    numpy.testing.assert_array_equal(a, expected)
+
+
+@blkc.jit
+def reshaped_in_loop(A, N):
+    desc = tl.make_tensor_descriptor(A, shape=[N], strides=[1], block_shape=[16])
+    for i in range(0, N, 16):
+        desc.store([i], desc.load([i]))
+        desc = tl.make_tensor_descriptor(A, shape=[N], strides=[1], block_shape=[32])
+
+
+def test_a_descriptor_changing_its_block_in_a_loop_is_refused() -> None:
+    with pytest.raises(blkc.BlkcError, match="keeps its block shape") as info:
+        reshaped_in_loop.warmup(numpy.zeros(64, numpy.float32), 64)
+    assert f"{__file__}:" in str(info.value)
