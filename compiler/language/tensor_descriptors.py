@@ -15,6 +15,7 @@ bytes in the block's last dimension, leading strides that are multiples of 16 by
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import TYPE_CHECKING, Any
 
 from blkc import dtypes
@@ -23,6 +24,8 @@ from blkc.language.block_pointers import types
 from blkc.language.core import builtin, from_blkc, tensor
 
 if TYPE_CHECKING:
+    from xdsl.ir import SSAValue
+
     from blkc.frontend.python import CodeGenerator
 
 
@@ -79,6 +82,8 @@ ATTRIBUTES = (
     "load",
     "store",
     *(f"atomic_{kind}" for kind in ("add", "min", "max", "and", "or", "xor")),
+    "gather",
+    "scatter",
     "block_shape",
     "shape",
     "strides",
@@ -215,6 +220,89 @@ def store_tensor_descriptor(
     block_pointers.store(sem, _at(sem, d, offsets), data, None, _every_dim(d))
 
 
+def _rows_and_columns(
+    sem: CodeGenerator, d: TensorDescriptor, x_offsets: Any, y_offset: Any, what: str
+) -> tuple[SSAValue, SSAValue, int]:
+    """The pointers and the mask (inside the tensor) of `desc.gather`'s and
+    `desc.scatter`'s block: rows `x_offsets` of the tensor, from column `y_offset` on as
+    many columns as the block has; and the number of rows. Triton's rules are kept: a 2-D
+    descriptor of one-row blocks, at least 8 rows of int16 or int32 offsets, at least 32
+    bytes of columns times 8 / 4 (8 columns of 32-bit elements)."""
+    ir = sem.ir
+    if len(d.block_shape) != 2:
+        raise sem.error(f"descriptor must be 2D, but got {d.block_shape}")
+    if d.block_shape[0] != 1:
+        raise sem.error(f"descriptor block must have 1 row, but got {d.block_shape}")
+    rows = sem.value(x_offsets, f"{what}'s x_offsets")
+    shape = list(types.shape_of(rows.type))
+    if len(shape) != 1:
+        raise sem.error(f"x offsets must be 1D, but got {shape}")
+    index_type = dtypes.from_xdsl(types.element_type(rows.type))
+    if index_type.name not in ("int16", "int32"):
+        raise sem.error(f"x offsets must have dtype int16 or int32, but got {index_type.name}")
+    if shape[0] < 8:
+        raise sem.error(f"{what} must have at least 8 rows, but got {shape}")
+    least = 32 // d.element.width * 8 if d.element.width <= 32 else 1
+    if d.block_shape[1] < least:
+        raise sem.error(
+            f"{what} of {d.element.name} must have at least {least} columns, but got "
+            f"{d.block_shape[1]}"
+        )
+    p = d.pointer
+    row = ir.expand_dims(ir.cast(rows, dtypes.int64), 1)
+    start = ir.cast(sem.value(y_offset, f"{what}'s y_offset"), dtypes.int64)
+    column = ir.expand_dims(
+        ir.binary("add", start, ir.cast(ir.arange(0, d.block_shape[1]), dtypes.int64)), 0
+    )
+    offset = ir.binary(
+        "add",
+        ir.binary("mul", row, p.strides[0].handle),
+        ir.binary("mul", column, p.strides[1].handle),
+    )
+    mask = None
+    for index, size in ((row, p.shape[0]), (column, p.shape[1])):
+        inside = ir.binary(
+            "and", ir.compare("ge", index, ir.literal(0)), ir.compare("lt", index, size.handle)
+        )
+        mask = inside if mask is None else ir.binary("and", mask, inside)
+    assert mask is not None
+    block = [shape[0], d.block_shape[1]]
+    pointers = ir.broadcast_to(ir.addptr(p.base.handle, offset), block)
+    return pointers, ir.broadcast_to(mask, block), shape[0]
+
+
+@builtin
+def gather_tensor_descriptor(
+    desc: Any, x_offsets: Any, y_offset: Any, *, _semantic: CodeGenerator
+) -> tensor:
+    """Rows `x_offsets` of the tensor, each from column `y_offset` on for the block's
+    columns, padded outside the tensor (``desc.gather(x_offsets, y_offset)``)."""
+    sem = _semantic
+    d = _descriptor(sem, desc, "desc.gather's desc")
+    pointers, inside, _ = _rows_and_columns(sem, d, x_offsets, y_offset, "descriptor gather")
+    fill = sem.ir.literal(math.nan) if d.padding == "nan" else None
+    return sem.wrap(sem.ir.load(pointers, inside, fill))
+
+
+@builtin
+def scatter_tensor_descriptor(
+    desc: Any, value: Any, x_offsets: Any, y_offset: Any, *, _semantic: CodeGenerator
+) -> None:
+    """Write `value`'s rows to rows `x_offsets` of the tensor, from column `y_offset`, only
+    inside it (``desc.scatter(value, x_offsets, y_offset)``)."""
+    sem = _semantic
+    d = _descriptor(sem, desc, "desc.scatter's desc")
+    pointers, inside, count = _rows_and_columns(sem, d, x_offsets, y_offset, "descriptor scatter")
+    data = sem.ir.typed(sem.value(value, "the value"))
+    expected = [count, d.block_shape[1]]
+    if list(types.shape_of(data.type)) != expected:
+        raise sem.error(
+            f"expected value shape {expected}, got {list(types.shape_of(data.type))}: a "
+            "scatter writes one block row for each x offset"
+        )
+    sem.ir.store(pointers, sem.ir.cast(data, d.element), inside)
+
+
 def _atomic_tensor_descriptor(kind: str) -> Any:
     def atomic(desc: Any, offsets: Any, value: Any, *, _semantic: CodeGenerator) -> None:
         sem = _semantic
@@ -266,4 +354,6 @@ METHODS = {
     "atomic_and": atomic_and_tensor_descriptor,
     "atomic_or": atomic_or_tensor_descriptor,
     "atomic_xor": atomic_xor_tensor_descriptor,
+    "gather": gather_tensor_descriptor,
+    "scatter": scatter_tensor_descriptor,
 }

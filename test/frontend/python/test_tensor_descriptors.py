@@ -77,7 +77,7 @@ def bad_descriptor(X, CASE: tl.constexpr):
         d.load([0])
     else:
         d = tl.make_tensor_descriptor(X, [16, 16], [16, 1], [8, 8])
-        d.gather([0])
+        d.gather(tl.arange(0, 8), 0)
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def bad_descriptor(X, CASE: tl.constexpr):
         ("rank", "Expected block_shape to have 2 dimensions but got 1"),
         ("shape", "expected value shape [8, 8], got [8, 4]"),
         ("offsets", "expected 2 offsets, but got 1"),
-        ("gather", "a tensor descriptor has no attribute 'gather'"),
+        ("gather", "descriptor block must have 1 row, but got [8, 8]"),
     ],
 )
 def test_descriptor_errors_are_located(case: str, message: str) -> None:
@@ -302,4 +302,62 @@ def reshaped_in_loop(A, N):
 def test_a_descriptor_changing_its_block_in_a_loop_is_refused() -> None:
     with pytest.raises(blkc.BlkcError, match="keeps its block shape") as info:
         reshaped_in_loop.warmup(numpy.zeros(64, numpy.float32), 64)
+    assert f"{__file__}:" in str(info.value)
+
+
+@blkc.jit
+def gathered_rows(X, Y, ROWS, M, N, COL, PAD: tl.constexpr, R: tl.constexpr, B: tl.constexpr):
+    src = tl.make_tensor_descriptor(X, [M, N], [N, 1], [1, B], padding_option=PAD)
+    dst = tl.make_tensor_descriptor(Y, [M, N], [N, 1], [1, B])
+    rows = tl.load(ROWS + tl.arange(0, R))
+    block = src.gather(rows, COL)
+    dst.scatter(block * 2, rows, COL - 2)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cpu-simt"])
+@pytest.mark.parametrize("padding", ["zero", "nan"])
+def test_gather_and_scatter_move_rows(padding: str, target: str) -> None:
+    """`desc.gather` reads whole block rows at any rows (padded outside the tensor) and
+    `desc.scatter` writes them (only inside), as Triton's interpreter does."""
+    m, n, col, block = 12, 20, 6, 16  # the gather reads columns 6 to 21: two outside
+    x = numpy.arange(m * n, dtype=numpy.float32).reshape(m, n)
+    y = numpy.full((m, n), -1, numpy.float32)
+    rows = numpy.array([3, 0, 11, 12, -1, 7, 5, 9], numpy.int32)  # two outside the tensor
+    gathered_rows[(1,)](x, y, rows, m, n, col, PAD=padding, R=8, B=block, target=target)
+    fill = 0.0 if padding == "zero" else numpy.nan
+    expected = numpy.full((m, n), -1, numpy.float32)
+    for r in rows:
+        if not 0 <= r < m:
+            continue
+        for j in range(block):
+            source = x[r, col + j] if col + j < n else fill
+            expected[r, col - 2 + j] = source * 2  # columns 4 to 19: all inside
+    numpy.testing.assert_array_equal(y, expected)
+
+
+@blkc.jit
+def bad_gather(X, CASE: tl.constexpr):
+    d = tl.make_tensor_descriptor(X, [16, 16], [16, 1], [1, 16])
+    if CASE == "rows":
+        d.gather(tl.arange(0, 4), 0)
+    elif CASE == "dtype":
+        d.gather(tl.arange(0, 8).to(tl.int64), 0)
+    elif CASE == "columns":
+        tl.make_tensor_descriptor(X, [16, 16], [16, 1], [1, 4]).gather(tl.arange(0, 8), 0)
+    else:
+        d.scatter(tl.zeros([8, 8], tl.float32), tl.arange(0, 8), 0)
+
+
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ("rows", "descriptor gather must have at least 8 rows, but got [4]"),
+        ("dtype", "x offsets must have dtype int16 or int32, but got int64"),
+        ("columns", "descriptor gather of float32 must have at least 8 columns, but got 4"),
+        ("value", "expected value shape [8, 16], got [8, 8]"),
+    ],
+)
+def test_gather_and_scatter_keep_tritons_rules(case: str, message: str) -> None:
+    with pytest.raises(blkc.BlkcError, match=re.escape(message)) as info:
+        bad_gather.warmup(numpy.zeros(256, numpy.float32), CASE=case)
     assert f"{__file__}:" in str(info.value)
