@@ -1379,11 +1379,15 @@ class Autotuner(_Decorator):
         self, configs: list[Config], args: Sequence[Any], kwargs: dict[str, Any]
     ) -> list[Config]:
         """`configs` pruned by their working set against the host's caches, each one left
-        out reported (`autotuning.prune_by_working_set`). Only `cpu` kernels are pruned."""
+        out reported (`autotuning.prune_by_working_set`). Only `cpu` kernels are pruned.
+        Each config's `pre_hook` runs before its variant is lowered, as before its launches
+        (Triton's persistent matmul sets its descriptors' block shapes there)."""
         from blkc.runtime.cpu_target import cache_sizes
 
         sizes: list[int] = []
         for config in configs:
+            if config.pre_hook is not None:  # it may set what compiles (descriptors' blocks)
+                config.pre_hook({**self._arguments(args, kwargs), **config.kwargs})
             size = _working_set(self.fn, args, {**kwargs, **config.kwargs})
             if size is None:
                 return configs

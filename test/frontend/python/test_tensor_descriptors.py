@@ -361,3 +361,49 @@ def test_gather_and_scatter_keep_tritons_rules(case: str, message: str) -> None:
     with pytest.raises(blkc.BlkcError, match=re.escape(message)) as info:
         bad_gather.warmup(numpy.zeros(256, numpy.float32), CASE=case)
     assert f"{__file__}:" in str(info.value)
+
+
+def _set_blocks(nargs: dict[str, Any]) -> None:
+    # Triton's persistent-matmul tutorial: descriptors made with a dummy block, which each
+    # config's pre_hook sets to its own.
+    bm, bn, bk = nargs["BM"], nargs["BN"], nargs["BK"]
+    nargs["a_desc"].block_shape = [bm, bk]
+    nargs["b_desc"].block_shape = [bn, bk]
+    nargs["c_desc"].block_shape = [bm, bn]
+
+
+@blkc.autotune(
+    configs=[
+        blkc.Config({"BM": 32, "BN": n, "BK": k}, pre_hook=_set_blocks)
+        for n in (32, 64)
+        for k in (16, 32)
+    ],
+    key=["M", "N", "K"],
+)
+@blkc.jit
+def descriptor_matmul(
+    a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
+    pid_m = tl.program_id(0) // tl.cdiv(N, BN)
+    pid_n = tl.program_id(0) % tl.cdiv(N, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(tl.cdiv(K, BK)):
+        a = a_desc.load([pid_m * BM, k * BK])
+        b = b_desc.load([pid_n * BN, k * BK])
+        acc = tl.dot(a, b.T, acc)
+    c_desc.store([pid_m * BM, pid_n * BN], acc)
+
+
+def test_autotuned_descriptor_blocks_come_from_each_configs_pre_hook() -> None:
+    m, n, k = 70, 100, 40
+    rng = numpy.random.default_rng(3)
+    a = rng.integers(-3, 4, (m, k)).astype(numpy.float32)
+    b = rng.integers(-3, 4, (n, k)).astype(numpy.float32)
+    c = numpy.zeros((m, n), numpy.float32)
+    descs = [TensorDescriptor.from_tensor(x, [1, 1]) for x in (a, b, c)]
+
+    def grid(meta: dict[str, Any]) -> tuple[int]:
+        return (blkc.cdiv(m, meta["BM"]) * blkc.cdiv(n, meta["BN"]),)
+
+    descriptor_matmul[grid](*descs, m, n, k)
+    numpy.testing.assert_array_equal(c, a @ b.T)
