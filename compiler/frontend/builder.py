@@ -782,10 +782,13 @@ class IRBuilder:
         if reverse:
             step = _SCAN_STEPS[kind]
             accumulated = self.cast(value, element_type(result))
+            narrow = kind in ("sum", "prod") and acc.is_float and acc.width < 32
+            if narrow:  # in float32, each element rounded once, as the forward scan does
+                accumulated = self.cast(accumulated, dtypes.float32)
             (scanned,) = self.scan_with(
                 [accumulated], axis, lambda a, b: [self.binary(step, a[0], b[0])], reverse=True
             )
-            return scanned
+            return self.cast(scanned, acc) if narrow else scanned
         properties: dict[str, Attribute] = {
             "kind": blk.ReduceKindAttr(blk.ReduceKind(kind)),
             "axis": IntegerAttr(axis, i32),
