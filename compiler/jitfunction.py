@@ -118,7 +118,7 @@ class _TupleArg:
 
 @dataclass(frozen=True)
 class _DescriptorArg:
-    """A host-side tensor descriptor argument (`blkc.tools.tensor_descriptor`), flattened:
+    """A host-side tensor descriptor argument (`blkc.host_descriptors`), flattened:
     its base (``name.base``), shape (``name.shape.0`` ...) and strides (``name.strides.0``
     ...) parameters of their own, its block shape and padding compiled in; the kernel gets
     what `tl.make_tensor_descriptor` makes of them."""
@@ -167,10 +167,10 @@ def _flattened(
         return _TupleArg(kind, parts)
 
     def _descriptor(name: str, desc: Any) -> _DescriptorArg:
-        from blkc.tools import tensor_descriptor
+        from blkc import host_descriptors
 
         try:
-            tensor_descriptor.check(desc)
+            host_descriptors.check(desc)
         except (TypeError, ValueError) as err:
             raise type(err)(f"kernel '{kernel}', argument '{name}': {err}") from None
         if getattr(desc, "round_f32_to_tf32", False):
@@ -199,7 +199,7 @@ def _flattened(
 
 
 def _is_descriptor(value: Any) -> bool:
-    """Whether `value` is a host-side tensor descriptor (`blkc.tools.tensor_descriptor`)."""
+    """Whether `value` is a host-side tensor descriptor (`blkc.host_descriptors`)."""
     return type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape")
 
 

@@ -76,10 +76,10 @@ def test_a_triton_test_suite_runs_as_a_pytest_plugin(tmp_path: Path) -> None:
 
 def test_modules_without_a_counterpart_and_the_real_triton_are_refused(tmp_path: Path) -> None:
     script = tmp_path / "tools.py"
-    script.write_text("import triton.tools.tensor_descriptor\n")
+    script.write_text("import triton.tools.tensor_descriptor\nimport triton.tools.mxfp\n")
     result = run("-m", "blkc.as_triton", str(script))
     assert result.returncode == 1
-    assert "triton.tools has no blkc counterpart" in result.stderr
+    assert "triton.tools.mxfp has no blkc counterpart" in result.stderr
     assert run("-m", "blkc.as_triton").returncode == 2  # no script: the usage
 
 
