@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy
 
-from blkc import autotuning
+from blkc import autotuning, host_descriptors
 from blkc.frontend.captures import Captures, capture, key_of
 from blkc.promotion import policy_setting, policy_setting_cell
 from blkc.runtime.grid import (
@@ -167,8 +167,6 @@ def _flattened(
         return _TupleArg(kind, parts)
 
     def _descriptor(name: str, desc: Any) -> _DescriptorArg:
-        from blkc import host_descriptors
-
         try:
             host_descriptors.check(desc)
         except (TypeError, ValueError) as err:
@@ -198,9 +196,7 @@ def _flattened(
     return flat, tuples
 
 
-def _is_descriptor(value: Any) -> bool:
-    """Whether `value` is a host-side tensor descriptor (`blkc.host_descriptors`)."""
-    return type(value).__name__ == "TensorDescriptor" and hasattr(value, "block_shape")
+_is_descriptor = host_descriptors.is_host_descriptor
 
 
 @dataclass(frozen=True)
