@@ -14,11 +14,14 @@ class launch as well.
 Triton's rules for a descriptor hold and are checked here, with a ValueError or TypeError
 saying which one failed: 1 to 5 dimensions, as many strides and block dimensions, a base
 aligned to 16 bytes, the last stride 1, the others multiples of 16 bytes, positive sizes,
-block dimensions that are powers of two, padding "zero" or "nan" (floats only).
+block dimensions that are powers of two, padding "zero" or "nan" (NaN for float arrays
+only: the kernel's compilation says so).
 """
 
 from __future__ import annotations
 
+import math
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,7 +42,7 @@ class TensorDescriptor:
     round_f32_to_tf32: bool = False
 
     def __post_init__(self) -> None:
-        check(self)
+        checked(self)
 
     @staticmethod
     def from_tensor(
@@ -88,9 +91,26 @@ def _itemsize(base: Any) -> int:
     return int(size) if size is not None else int(base.element_size())
 
 
-def check(desc: Any) -> None:
-    """A ValueError or TypeError unless `desc` follows Triton's rules for a descriptor."""
-    shape, strides, block = list(desc.shape), list(desc.strides), list(desc.block_shape)
+def _ints(desc: Any, name: str) -> list[int]:
+    """`desc.name` as ints (anything `operator.index` takes: ints, NumPy ints), else a
+    TypeError naming the element."""
+    values = []
+    for i, v in enumerate(getattr(desc, name)):
+        try:
+            if isinstance(v, bool):
+                raise TypeError
+            values.append(operator.index(v))
+        except TypeError:
+            raise TypeError(
+                f"a tensor descriptor's {name}[{i}] must be an int, got {v!r}"
+            ) from None
+    return values
+
+
+def checked(desc: Any) -> tuple[list[int], list[int], list[int]]:
+    """`desc`'s shape, strides and block shape as ints; a ValueError or TypeError unless
+    `desc` follows Triton's rules for a descriptor."""
+    shape, strides, block = (_ints(desc, n) for n in ("shape", "strides", "block_shape"))
     rank = len(shape)
     if not 1 <= rank <= 5:
         raise ValueError(f"a tensor descriptor has 1 to 5 dimensions, got {rank}")
@@ -99,34 +119,23 @@ def check(desc: Any) -> None:
             f"a tensor descriptor's shape, strides and block_shape must have as many "
             f"dimensions: got {rank}, {len(strides)} and {len(block)}"
         )
-    for name, values in (("shape", shape), ("strides", strides), ("block_shape", block)):
-        for i, v in enumerate(values):
-            if isinstance(v, bool) or not isinstance(v, int):
-                try:
-                    int(v)
-                except TypeError:
-                    raise TypeError(
-                        f"a tensor descriptor's {name}[{i}] must be an int, got {v!r}"
-                    ) from None
-    elements = 1
     for i, d in enumerate(block):
-        d = int(d)
         if d < 1 or d & (d - 1):
             raise ValueError(f"block_shape[{i}] must be a power of 2, got {d}")
-        elements *= d
-    if elements > MAX_BLOCK_ELEMENTS:
+    if math.prod(block) > MAX_BLOCK_ELEMENTS:
         raise ValueError(
-            f"a descriptor's block holds {elements} elements, more than {MAX_BLOCK_ELEMENTS}"
+            f"a descriptor's block holds {math.prod(block)} elements, more than "
+            f"{MAX_BLOCK_ELEMENTS}"
         )
-    if any(int(d) <= 0 for d in shape):
+    if any(d <= 0 for d in shape):
         raise ValueError(f"a tensor descriptor's shape must be positive, got {shape}")
     size = _itemsize(desc.base)
     if _address(desc.base) % 16:
         raise ValueError("a tensor descriptor's base must be aligned to 16 bytes")
-    if int(strides[-1]) != 1:
+    if strides[-1] != 1:
         raise ValueError(f"a tensor descriptor's last stride must be 1, got {strides[-1]}")
     for stride in strides[:-1]:
-        if int(stride) * size % 16:
+        if stride * size % 16:
             raise ValueError(
                 f"a tensor descriptor's strides must be multiples of 16 bytes, got a stride of "
                 f"{stride} elements of {size} bytes"
@@ -134,6 +143,7 @@ def check(desc: Any) -> None:
     padding = getattr(desc, "padding", "zero")
     if padding not in ("zero", "nan"):
         raise ValueError(f"a tensor descriptor's padding must be 'zero' or 'nan', got {padding!r}")
+    return shape, strides, block
 
 
-__all__ = ["TensorDescriptor", "check", "element_strides", "is_host_descriptor"]
+__all__ = ["TensorDescriptor", "checked", "element_strides", "is_host_descriptor"]

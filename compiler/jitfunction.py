@@ -142,7 +142,7 @@ class _DescriptorArg:
         )
 
     def key(self) -> Any:
-        return ("tensordesc", len(self.shape), self.block_shape, self.padding)
+        return ("tensordesc", self.block_shape, self.padding)
 
 
 def _flattened(
@@ -151,7 +151,7 @@ def _flattened(
     """`arguments` with each tuple (one not declared `tl.constexpr`, which is compiled in
     whole) replaced by its elements, recursively, and each host-side tensor descriptor by
     its base, shape and strides; and the shapes of the tuples and descriptors by name."""
-    if not any(isinstance(v, tuple) or _is_descriptor(v) for v in arguments.values()):
+    if not _structured(arguments, constexprs):
         return arguments, {}
     flat: dict[str, Any] = {}
     tuples: dict[str, _TupleArg | _DescriptorArg] = {}
@@ -168,7 +168,7 @@ def _flattened(
 
     def _descriptor(name: str, desc: Any) -> _DescriptorArg:
         try:
-            host_descriptors.check(desc)
+            sizes, steps, block = host_descriptors.checked(desc)
         except (TypeError, ValueError) as err:
             raise type(err)(f"kernel '{kernel}', argument '{name}': {err}") from None
         if getattr(desc, "round_f32_to_tf32", False):
@@ -177,14 +177,12 @@ def _flattened(
                 "float32 loads to tf32 (round_f32_to_tf32=True); pass a descriptor without it"
             )
         flat[f"{name}.base"] = desc.base
-        shape, strides = [], []
-        for i, (size, stride) in enumerate(zip(desc.shape, desc.strides, strict=True)):
-            flat[f"{name}.shape.{i}"], flat[f"{name}.strides.{i}"] = int(size), int(stride)
-            shape.append(f"{name}.shape.{i}")
-            strides.append(f"{name}.strides.{i}")
-        block = tuple(int(b) for b in desc.block_shape)
+        shape = tuple(f"{name}.shape.{i}" for i in range(len(sizes)))
+        strides = tuple(f"{name}.strides.{i}" for i in range(len(steps)))
+        flat.update(zip(shape, sizes, strict=True))
+        flat.update(zip(strides, steps, strict=True))
         padding = str(getattr(desc, "padding", "zero"))
-        return _DescriptorArg(f"{name}.base", tuple(shape), tuple(strides), block, padding)
+        return _DescriptorArg(f"{name}.base", shape, strides, tuple(block), padding)
 
     for name, value in arguments.items():
         if (isinstance(value, tuple) or _is_descriptor(value)) and name not in constexprs:
@@ -197,6 +195,15 @@ def _flattened(
 
 
 _is_descriptor = host_descriptors.is_host_descriptor
+
+
+def _structured(arguments: dict[str, Any], constexprs: frozenset[str]) -> bool:
+    """Whether any runtime argument is a tuple or a host-side tensor descriptor (which
+    `_flattened` takes apart, and which launch through Python)."""
+    return any(
+        (isinstance(v, tuple) or _is_descriptor(v)) and n not in constexprs
+        for n, v in arguments.items()
+    )
 
 
 @dataclass(frozen=True)
@@ -693,8 +700,8 @@ class JITFunction(KeptLaunchers, _Launchable):
         argument that is not a NumPy array or a Python number)."""
         from blkc.runtime.fast_launch import Arg, runtime_arg
 
-        if _flattened(arguments, self._constexpr_names, self.__name__)[1]:
-            return None  # tuple arguments launch through Python
+        if _structured(arguments, self._constexpr_names):
+            return None  # tuple and descriptor arguments launch through Python
         names = self.arg_names[: len(args)]
         specs = {name: self._spec(name, value) for name, value in arguments.items()}
         runtime = [name for name, spec in specs.items() if spec.mlir is not None]

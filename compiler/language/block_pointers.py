@@ -204,6 +204,12 @@ def _index(sem: CodeGenerator, pointer: BlockPointer, d: int) -> SSAValue:
     return index
 
 
+def within(sem: CodeGenerator, index: SSAValue, size: SSAValue) -> SSAValue:
+    """Where `index` is inside a dimension of `size` elements: ``0 <= index < size``."""
+    ir = sem.ir
+    return ir.binary("and", ir.compare("ge", index, ir.literal(0)), ir.compare("lt", index, size))
+
+
 def expand(
     sem: CodeGenerator, pointer: BlockPointer, boundary_check: Any
 ) -> tuple[SSAValue, SSAValue | None]:
@@ -217,11 +223,7 @@ def expand(
         term = ir.binary("mul", index, pointer.strides[d].handle)
         offset = term if offset is None else ir.binary("add", offset, term)
         if d in checked:
-            inside = ir.binary(
-                "and",
-                ir.compare("ge", index, ir.literal(0)),
-                ir.compare("lt", index, pointer.shape[d].handle),
-            )
+            inside = within(sem, index, pointer.shape[d].handle)
             mask = inside if mask is None else ir.binary("and", mask, inside)
     assert offset is not None
     block = ir.broadcast_to(ir.addptr(pointer.base.handle, offset), pointer.block_shape)

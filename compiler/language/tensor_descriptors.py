@@ -78,20 +78,6 @@ class TensorDescriptor:
         )
 
 
-ATTRIBUTES = (
-    "load",
-    "store",
-    *(f"atomic_{kind}" for kind in ("add", "min", "max", "and", "or", "xor")),
-    "gather",
-    "scatter",
-    "block_shape",
-    "shape",
-    "strides",
-    "dtype",
-)
-"""What kernels read of a descriptor (`x.load`, `x.block_shape`, ...)."""
-
-
 def attribute(sem: CodeGenerator, desc: TensorDescriptor, name: str) -> Any:
     """`desc.name` in a kernel: a bound method or a property."""
     if name == "dtype":
@@ -242,7 +228,7 @@ def _rows_and_columns(
         raise sem.error(f"x offsets must have dtype int16 or int32, but got {index_type.name}")
     if shape[0] < 8:
         raise sem.error(f"{what} must have at least 8 rows, but got {shape}")
-    least = 32 // d.element.width * 8 if d.element.width <= 32 else 1
+    least = 32 // d.element.width * 8
     if d.block_shape[1] < least:
         raise sem.error(
             f"{what} of {d.element.name} must have at least {least} columns, but got "
@@ -259,13 +245,11 @@ def _rows_and_columns(
         ir.binary("mul", row, p.strides[0].handle),
         ir.binary("mul", column, p.strides[1].handle),
     )
-    mask = None
-    for index, size in ((row, p.shape[0]), (column, p.shape[1])):
-        inside = ir.binary(
-            "and", ir.compare("ge", index, ir.literal(0)), ir.compare("lt", index, size.handle)
-        )
-        mask = inside if mask is None else ir.binary("and", mask, inside)
-    assert mask is not None
+    mask = ir.binary(
+        "and",
+        block_pointers.within(sem, row, p.shape[0].handle),
+        block_pointers.within(sem, column, p.shape[1].handle),
+    )
     block = [shape[0], d.block_shape[1]]
     pointers = ir.broadcast_to(ir.addptr(p.base.handle, offset), block)
     return pointers, ir.broadcast_to(mask, block), shape[0]
@@ -357,3 +341,6 @@ METHODS = {
     "gather": gather_tensor_descriptor,
     "scatter": scatter_tensor_descriptor,
 }
+
+ATTRIBUTES = (*METHODS, "block_shape", "shape", "strides", "dtype")
+"""What kernels read of a descriptor (`x.load`, `x.block_shape`, ...)."""

@@ -204,6 +204,8 @@ def test_a_host_descriptor_breaking_tritons_rules_is_refused() -> None:
         TensorDescriptor.from_tensor(x, [4, 12])
     with pytest.raises(ValueError, match="last stride must be 1"):
         TensorDescriptor(x, [16, 16], [1, 16], [4, 4])
+    with pytest.raises(TypeError, match=r"shape\[0\] must be an int, got 16.5"):
+        TensorDescriptor(x, [16.5, 16], [16, 1], [4, 4])  # was cut to 16
     with pytest.raises(ValueError, match="padding must be 'zero' or 'nan'"):
         TensorDescriptor.from_tensor(x, [4, 4], padding="edge")
     changed = TensorDescriptor.from_tensor(x, [16, 16])
