@@ -24,12 +24,14 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     I32,
+    I64,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     TensorType,
@@ -2551,25 +2553,95 @@ class DotTileOp(IRDLOperation):
 
 @irdl_op_definition
 class PrintOp(IRDLOperation):
-    """Prints `prefix` and the values, from every program (a debugging aid).
+    """Prints `prefix` and the values, from every program (a debugging aid), one line per
+    element in Triton's format:
+
+    ```
+    pid (<x>, <y>, <z>) idx (<i>, <j>)<prefix>(operand <n>) <value>
+    ```
+
+    The indices are padded to the digits of their dimension (`index_widths`), `(operand
+    n) ` appears where the print has several values, each value prints its elements before
+    the next value's, and a scalar prints `idx ()`. Without values the line is `pid (<x>,
+    <y>, <z>)<prefix>`. Floats print as C's `%f` (bfloat16, float16 and fp8 widened), or
+    `%a` with `hex`; integers in decimal, as signed or unsigned by their dtype, or with
+    `hex` as `0x` and all the hexadecimal digits of their width; pointers as `%p`.
 
     ```mlir
-    blk.print "x = " %x : tensor<16xf32>
+    blk.print " x: " %x : tensor<16xf32>
+    blk.print " x: " %x : tensor<16xi32> {hex}
     ```
+
+    `convert-blk-to-loops` prints a block one element at a time: the element form has
+    `index_widths`, its leading operands are the element's indices (one per width) and its
+    last is the element; `operand` is the `(operand n)` label, if any. Once
+    `lower-int-semantics` has made types signless, `blk.unsigned_args` lists the operands
+    that hold unsigned integers.
     """
 
     name = "blk.print"
     prefix = prop_def(StringAttr)
+    hex = opt_prop_def(UnitAttr)
+    index_widths = opt_prop_def(DenseArrayBase.constr(i64))
+    operand = opt_prop_def(IntegerAttr[I64])
     args = var_operand_def()
     traits = traits_def(MemoryWriteEffect())
     assembly_format = "$prefix ($args^ `:` type($args))? attr-dict"
+    irdl_options = (ParsePropInAttrDict(),)
 
-    def __init__(self, prefix: str, args: Sequence[SSAValue | Operation] = ()):
-        super().__init__(properties={"prefix": StringAttr(prefix)}, operands=[list(args)])
+    def __init__(
+        self,
+        prefix: str,
+        args: Sequence[SSAValue | Operation] = (),
+        hex: bool = False,  # noqa: A002 - Triton's name
+        index_widths: Sequence[int] | None = None,
+        operand: int | None = None,
+    ):
+        props: dict[str, Attribute] = {"prefix": StringAttr(prefix)}
+        if hex:
+            props["hex"] = UnitAttr()
+        if index_widths is not None:
+            props["index_widths"] = DenseArrayBase.from_list(i64, list(index_widths))
+        if operand is not None:
+            props["operand"] = IntegerAttr(operand, i64)
+        super().__init__(properties=props, operands=[list(args)])
+
+    def widths(self) -> tuple[int, ...] | None:
+        """The widths of the element form's indices; None for a print of whole values."""
+        if self.index_widths is None:
+            return None
+        return tuple(self.index_widths.get_values())  # type: ignore[arg-type]
+
+    def lines(self) -> list[tuple[tuple[int, ...], int | None, int]]:
+        """What each line of a print of scalars shows: the operands of its indices (none
+        for a scalar), its `(operand n)` label (or None) and the operand of its value."""
+        widths = self.widths()
+        if widths is not None:
+            label = None if self.operand is None else self.operand.value.data
+            return [(tuple(range(len(widths))), label, len(widths))]
+        several = len(self.args) > 1
+        return [((), i if several else None, i) for i in range(len(self.args))]
 
     def verify_(self) -> None:
         for index, value in enumerate(self.args):
             check_value(f"argument {index}", value.type, ANY_VALUE, weak_ok=False)
+        widths = self.widths()
+        if widths is None:
+            if self.operand is not None:
+                raise VerifyException("'operand' labels an element print (with 'index_widths')")
+            return
+        if len(self.args) != len(widths) + 1:
+            raise VerifyException(
+                f"an element print takes {len(widths)} indices and the element, "
+                f"got {len(self.args)} operands"
+            )
+        for index, value in enumerate(self.args):
+            if shape_of(value.type):
+                raise VerifyException(f"an element print takes scalars, operand {index} is not")
+            if index < len(widths) and not isinstance(value.type, IntegerType | IndexType):
+                raise VerifyException(f"index {index} of an element print is not an integer")
+        if any(w < 0 for w in widths) or (self.operand is not None and self.operand.value.data < 0):
+            raise VerifyException("index widths and the operand label are not negative")
 
 
 @irdl_op_definition
@@ -2607,6 +2679,9 @@ UNSIGNED_ATTR = "blk.unsigned"
 """Unit attribute of a scalar integer `blk.atomic_rmw` min or max whose memory holds
 unsigned integers: `lower-int-semantics` sets it before types become signless, and the code
 generators compare unsigned."""
+UNSIGNED_ARGS_ATTR = "blk.unsigned_args"
+"""Attribute of a `blk.print` (an array of i64): the operands that hold unsigned integers,
+which `lower-int-semantics` records before types become signless."""
 DIVISIBILITY_ATTR = "blk.divisibility"
 """Argument attribute: the int parameter is a multiple of this power of two (an i32),
 which the GPU lowering relies on and each launch checks."""

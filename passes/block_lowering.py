@@ -14,6 +14,7 @@ scans and `dot` its own way.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -482,21 +483,37 @@ class BlockLowering(ABC):
         self.lower_sink(op, shape_of(op.ptr.type), here, body)
 
     def _lower_print(self, op: blk.PrintOp, here: Builder) -> None:
-        for arg in op.args:
-            if not is_block(arg):
-                continue
+        """Each value in turn, a line per element (`blk.print`'s element form): a block's
+        in a loop nest, with its indices; a scalar's as it is."""
+        several = len(op.args) > 1
+        hex_ = op.hex is not None
+        for number, arg in enumerate(op.args):
+            label = number if several else None
+            shape = shape_of(arg.type)
+            widths = [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
 
             def body(
-                b: LoopBody, idx: Index, carried: list[SSAValue], arg: SSAValue = arg
+                b: LoopBody,
+                idx: Index,
+                carried: list[SSAValue],
+                arg: SSAValue = arg,
+                widths: list[int] = widths,
+                label: int | None = label,
             ) -> list[SSAValue]:
                 # The indices print as i64: blk.print takes blk values only.
                 where = [b.builder.value(arith.IndexCastOp(i, i64)) for i in idx]
-                printed = blk.PrintOp(op.prefix.data, [*where, self.element(arg, idx, b)])
+                element = self.element(arg, idx, b)
+                printed = blk.PrintOp(op.prefix.data, [*where, element], hex_, widths, label)
                 printed.location = op.location
                 b.builder.insert(printed)
                 return []
 
-            self.loop_nest(here, shape_of(arg.type), body)
+            if shape:
+                self.loop_nest(here, shape, body)
+            else:
+                printed = blk.PrintOp(op.prefix.data, [arg], hex_, [], label)
+                printed.location = op.location
+                here.insert(printed)
         op.detach()
         op.erase()
 
@@ -686,9 +703,7 @@ class BlockLowering(ABC):
         for i, buffer in buffers.items():
             self.buffers[op.results[i]] = buffer
 
-    def _carry_on(
-        self, yield_op: scf.YieldOp, buffers: dict[int, SSAValue], here: Builder
-    ) -> None:
+    def _carry_on(self, yield_op: scf.YieldOp, buffers: dict[int, SSAValue], here: Builder) -> None:
         """Fill each carried block's buffer with the block `yield_op` yields for it, as one
         simultaneous assignment (``a, b = b, a + b``): first every yielded block is computed
         into a buffer of its own (a block that is another carried one, whose buffer this

@@ -27,6 +27,7 @@ from functools import cache
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -37,6 +38,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     f32,
     i1,
+    i64,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -68,7 +70,7 @@ class LowerIntSemanticsPass(ModulePass):
         # signless, then lower: the new arith ops never see a signed or unsigned type. One
         # walk: the ops the patterns create (arith, a float blk.mod) have no recorded dtypes.
         typed = _record_dtypes(op)
-        _mark_unsigned_atomics(op)
+        _mark_unsigned(op)
         _make_signless(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(_patterns(typed), dce_enabled=False),
@@ -76,8 +78,20 @@ class LowerIntSemanticsPass(ModulePass):
         ).rewrite_module(op)
 
 
-def _mark_unsigned_atomics(module: ModuleOp) -> None:
+def _mark_unsigned(module: ModuleOp) -> None:
+    """Mark what needs to know, once types are signless, that its integers are unsigned:
+    atomic min and max (`blk.unsigned`), prints (`blk.unsigned_args`)."""
     for op in module.walk():
+        if isinstance(op, blk.PrintOp):
+            unsigned = [
+                i
+                for i, arg in enumerate(op.args)
+                if (d := _dtype_or_none(element_type(arg.type))) is not None
+                and d.is_int
+                and not d.signed
+            ]
+            if unsigned:
+                op.attributes[blk.UNSIGNED_ARGS_ATTR] = DenseArrayBase.from_list(i64, unsigned)
         if isinstance(op, blk.AtomicRMWOp) and op.kind.data in (
             blk.AtomicKind.MIN,
             blk.AtomicKind.MAX,

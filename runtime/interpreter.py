@@ -24,7 +24,7 @@ located diagnostics (``file:line:col: error: ...``, the source line, a caret) in
 
 from __future__ import annotations
 
-import sys
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -775,17 +775,63 @@ def _dot(frame: _Frame, op: blk.DotOp) -> Sequence[Value]:
 # --------------------------------------------------------------------------------------
 
 
-def _format_value(value: Value) -> str:
-    if isinstance(value, Pointers):
-        return f"{value.buffer.name} + {_format_value(value.offsets)}"
-    return np.array2string(value, separator=", ", threshold=sys.maxsize).replace("\n", "")
-
-
 @_implements(blk.PrintOp)
 def _print(frame: _Frame, op: blk.PrintOp) -> Sequence[Value]:
-    values = " ".join(_format_value(frame.get(v)) for v in op.args)
-    print(f"pid {frame.program.pid} {op.prefix.data}{values}")
+    pid = f"pid ({', '.join(str(p) for p in frame.program.pid)})"
+    prefix = op.prefix.data
+    if not op.args:
+        print(f"{pid}{prefix}")
+        return ()
+    hex_ = op.hex is not None
+    widths = op.widths()
+    if widths is not None:  # one element, after its indices
+        *where, value = (frame.get(v) for v in op.args)
+        label = "" if op.operand is None else f"(operand {op.operand.value.data}) "
+        idx = ", ".join(f"{int(i):{w}d}" for i, w in zip(where, widths, strict=True))
+        print(f"{pid} idx ({idx}){prefix}{label}{_element_text(value, hex_)}")
+        return ()
+    several = len(op.args) > 1
+    for number, arg in enumerate(op.args):
+        value = frame.get(arg)
+        label = f"(operand {number}) " if several else ""
+        shape = shape_of(arg.type)
+        dims = [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
+        for index in np.ndindex(*shape):
+            idx = ", ".join(f"{i:{w}d}" for i, w in zip(index, dims, strict=True))
+            element = _element(value, index)
+            print(f"{pid} idx ({idx}){prefix}{label}{_element_text(element, hex_)}")
     return ()
+
+
+def _element(value: Value, index: tuple[int, ...]) -> Value:
+    if isinstance(value, Pointers):
+        return Pointers(value.buffer, np.asarray(value.offsets)[index])
+    return np.asarray(value)[index]
+
+
+def _element_text(value: Value, hex_: bool) -> str:
+    """One element as `blk.print` shows it (C's `%f`, `%a`, `%lld`, `%llu`, `0x%0Nllx`)."""
+    if isinstance(value, Pointers):
+        return f"{value.buffer.name} + {int(np.asarray(value.offsets))}"
+    array = np.asarray(value)
+    kind = array.dtype
+    if kind == np.bool_:
+        return f"0x{int(array)}" if hex_ else str(int(array))
+    if np.issubdtype(kind, np.integer):
+        number = int(array)
+        bits = kind.itemsize * 8
+        return f"0x{number & ((1 << bits) - 1):0{bits // 4}x}" if hex_ else str(number)
+    x = float(array.astype(np.float64))
+    if math.isnan(x):
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    if math.isinf(x):
+        return "-inf" if x < 0 else "inf"
+    if not hex_:
+        return f"{x:f}"
+    mantissa, exponent = x.hex().split("p")
+    if "." in mantissa:  # C leaves out trailing zeros
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return f"{mantissa}p{exponent}"
 
 
 @_implements(blk.AssertOp)

@@ -873,9 +873,9 @@ class CpuKernelEmitter(FunctionEmitter):
     # -- debugging ---------------------------------------------------------------------
 
     def emit_print(self, op: blk.PrintOp) -> None:
-        text, values = self.print_format(op)
         printf = self.declare("printf", I32, [PTR], var_arg=True)
-        self.builder.call(printf, [text, *values])
+        for text, values in self.print_lines(op):
+            self.builder.call(printf, [text, *values])
 
     def emit_global_timer(self, op: blk.GlobalTimerOp) -> None:
         """The monotonic clock, through the C library's `clock_gettime`."""

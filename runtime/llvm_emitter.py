@@ -677,24 +677,54 @@ class FunctionEmitter:
             return existing
         return ir.Function(self.module, ir.FunctionType(result, args, var_arg=var_arg), name=name)
 
-    def print_format(self, op: blk.PrintOp) -> tuple[ir.Value, list[ir.Value]]:
-        """`op`'s printf format (a string constant) and its values, widened as C's
-        variadic calls pass them (ints to i64, floats to double)."""
+    def print_lines(self, op: blk.PrintOp) -> list[tuple[ir.Value, list[ir.Value]]]:
+        """The printf format (a string constant) and values of each line `op` prints
+        (`blk.print`'s format), the values widened as C's variadic calls pass them: ints
+        to i64, floats to double."""
         b = self.builder
-        pieces, values = [op.prefix.data.replace("%", "%%")], []
-        for arg in op.args:
-            value = self.get(arg)
-            if isinstance(value.type, ir.IntType):
-                if value.type.width < 64:
-                    value = b.sext(value, I64) if value.type.width > 1 else b.zext(value, I64)
-                pieces.append(" %lld")
-            elif isinstance(value.type, ir.PointerType):
-                pieces.append(" %p")
-            else:
-                value = b.fpext(value, ir.DoubleType()) if value.type != ir.DoubleType() else value
-                pieces.append(" %g")
-            values.append(value)
-        return self.string("".join(pieces) + "\n"), values
+        prefix = op.prefix.data.replace("%", "%%")
+        pid = [b.zext(self.grid[f"pid_{axis}"], I64) for axis in "xyz"]
+        head = "pid (%lld, %lld, %lld)"
+        if not op.args:
+            return [(self.string(head + prefix + "\n"), pid)]
+        widths = op.widths() or ()
+        unsigned_attr = op.attributes.get(blk.UNSIGNED_ARGS_ATTR)
+        unsigned = set(unsigned_attr.get_values()) if unsigned_attr is not None else set()  # type: ignore[attr-defined]
+        lines = []
+        for indices, label, at in op.lines():
+            spec, value = self._print_value(op.args[at], op.hex is not None, at in unsigned)
+            where = ", ".join(f"%{widths[i]}lld" for i in indices)
+            text = f"{head} idx ({where}){prefix}"
+            if label is not None:
+                text += f"(operand {label}) "
+            index_values = [self._as_i64(self.get(op.args[i]), signed=True) for i in indices]
+            lines.append((self.string(text + spec + "\n"), [*pid, *index_values, value]))
+        return lines
+
+    def _as_i64(self, value: ir.Value, signed: bool) -> ir.Value:
+        width = value.type.width  # type: ignore[attr-defined]
+        if width == 64:
+            return value
+        if width > 64:
+            return self.builder.trunc(value, I64)
+        extend = self.builder.sext if signed and width > 1 else self.builder.zext
+        return extend(value, I64)
+
+    def _print_value(self, arg: SSAValue, hex_: bool, unsigned: bool) -> tuple[str, ir.Value]:
+        """The printf conversion of one printed value, and the value as printf takes it."""
+        b = self.builder
+        value, t = self.get(arg), arg.type
+        if isinstance(t, PtrType) or isinstance(value.type, ir.PointerType):
+            return "%p", value
+        if isinstance(t, AnyFloat):
+            if not isinstance(t, Float64Type):
+                value = b.fpext(self.convert_float(value, t, Float32Type()), ir.DoubleType())
+            return ("%a" if hex_ else "%f"), value
+        width = value.type.width  # type: ignore[attr-defined]
+        if hex_:
+            return f"0x%0{max(1, width // 4)}llx", self._as_i64(value, signed=False)
+        signed = not unsigned and width > 1
+        return ("%lld" if signed else "%llu"), self._as_i64(value, signed=signed)
 
     def emit_assertion(self, ok: ir.Value, fail: Callable[[], None]) -> None:
         """The code `fail` emits, run where `ok` is false; then continue."""

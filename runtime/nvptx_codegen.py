@@ -227,16 +227,14 @@ class NvptxKernelEmitter(FunctionEmitter):
     def emit_print(self, op: blk.PrintOp) -> None:
         """`printf`'s format as on the CPU, through `vprintf(format, packed values)`."""
         b = self.builder
-        text, values = self.print_format(op)
-        packed: ir.Value = ir.Constant(PTR, None)
-        if values:
+        vprintf = self.declare("vprintf", I32, [PTR, PTR])
+        for text, values in self.print_lines(op):
             record = ir.LiteralStructType([v.type for v in values])
             packed = self.allocas.alloca(record)
             for index, value in enumerate(values):
                 field = b.gep(packed, [ir.Constant(I32, 0), ir.Constant(I32, index)])
                 b.store(value, field)
-        vprintf = self.declare("vprintf", I32, [PTR, PTR])
-        b.call(vprintf, [text, b.bitcast(packed, PTR)])
+            b.call(vprintf, [text, b.bitcast(packed, PTR)])
 
     def emit_assert(self, op: blk.AssertOp) -> None:
         """`__assertfail(message, file, line, function, 1)` where the condition is false."""

@@ -958,8 +958,8 @@ class IRBuilder:
 
     # -- debugging ---------------------------------------------------------------------
 
-    def print(self, prefix: str, values: Sequence[SSAValue]) -> None:
-        self.add(blk.PrintOp(prefix, [self.typed(v) for v in values]))
+    def print(self, prefix: str, values: Sequence[SSAValue], hex: bool = False) -> None:  # noqa: A002
+        self.add(blk.PrintOp(prefix, [self.typed(v) for v in values], hex=hex))
 
     def assert_(self, cond: SSAValue, message: str) -> None:
         self.add(blk.AssertOp(self.to_bool(cond), message))

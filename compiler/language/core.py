@@ -363,6 +363,10 @@ class tensor:  # noqa: N801 - Triton's name
     def __repr__(self) -> str:
         return f"tensor({self.handle.type})"
 
+    def __str__(self) -> str:
+        # Triton's spelling, which `static_print` shows: "fp32[constexpr[16], constexpr[32]]"
+        return f"{self.dtype}[{', '.join(repr(constexpr(d)) for d in self.shape)}]"
+
     def __bool__(self) -> bool:
         raise TypeError(
             "a kernel value has no truth value at compile time; `if` on it compiles a "
@@ -1392,19 +1396,37 @@ def static_assert(cond: Any, msg: Any = "", *, _semantic: CodeGenerator) -> None
 
 
 @builtin
-def static_print(*values: Any, sep: Any = " ", end: Any = "\n", _semantic: CodeGenerator) -> None:
-    """Print at compile time (values, or the types of kernel values)."""
-    import sys
-
-    shown = [v if not isinstance(v, tensor) else repr(v) for v in values]
-    print(*shown, sep=sep, end=end, file=sys.stderr)
+def static_print(
+    *values: Any,
+    sep: Any = " ",
+    end: Any = "\n",
+    file: Any = None,  # noqa: A002 - print's name
+    flush: Any = False,
+    _semantic: CodeGenerator,
+) -> None:
+    """Print at compile time, as Python's `print` (to stdout unless `file`): values, or
+    the dtypes and shapes of kernel values (``int32[constexpr[128]]``, as Triton shows
+    them)."""
+    print(*values, sep=sep, end=end, file=file, flush=flush)
 
 
 @builtin
 def device_print(prefix: Any, *args: Any, hex: Any = False, _semantic: CodeGenerator) -> None:  # noqa: A002
-    """Print `prefix` and the values from every program when the kernel runs."""
+    """Print `prefix` and the values from every program when the kernel runs, a line per
+    element as Triton does (``pid (0, 0, 0) idx ( 3) x: 3``); `hex` prints integers and
+    floats in hexadecimal."""
     s = _semantic
-    s.ir.print(str(s.constant(prefix, "the prefix")), [s.value(a, "the value") for a in args])
+    text = str(s.constant(prefix, "the prefix"))
+    # Triton's spelling: a prefix before values ends in ": ", and starts with a space
+    # where it is longer than that.
+    if args and not text.endswith(" "):
+        text += " "
+    if args and not text.endswith(": "):
+        text = text[:-1] + ": "
+    if len(text) > 2 and not text.startswith(" "):
+        text = " " + text
+    values = [s.value(a, "the value") for a in args]
+    s.ir.print(text, values, hex=bool(s.constant(hex, "hex")))
 
 
 @builtin

@@ -112,7 +112,10 @@ def test_print_and_assert_call_cudas_functions(arch: str) -> None:
     assert ".extern .func  (.param .b32 func_retval0) vprintf" in text
     assert ".extern .func __assertfail" in text
     strings = bytes_of_strings(text)
-    assert "x, r: %lld %g" in strings and "n = %lld" in strings and "index out of range" in strings
+    # blk.print's format: a line per element, each value after the other
+    assert "pid (%lld, %lld, %lld) idx (%3lld)x, r:(operand 0) %f\n" in strings
+    assert "pid (%lld, %lld, %lld) idx (%3lld)x, r:(operand 1) %lld\n" in strings
+    assert "pid (%lld, %lld, %lld) idx ()n =%lld\n" in strings and "index out of range" in strings
     assert kernel.spills == 0
 
 

@@ -543,14 +543,15 @@ def test_print_writes_each_programs_values_to_stdout(
     func.func @show(%x: i32) attributes {blk.kernel} {
       %pid = blk.program_id 0 : i32
       %r = blk.arange 0, 3 : tensor<3xi32>
-      blk.print "x = " %x, %pid, %r : i32, i32, tensor<3xi32>
+      blk.print " x = " %x, %pid, %r : i32, i32, tensor<3xi32>
       func.return
     }
     """
     run_blk(text, (2,), 7)
     assert capsys.readouterr().out.splitlines() == [
-        "pid (0, 0, 0) x = 7 0 [0, 1, 2]",
-        "pid (1, 0, 0) x = 7 1 [0, 1, 2]",
+        f"pid ({p}, 0, 0) idx ({i}) x = (operand {n}) {v}"
+        for p in range(2)
+        for n, i, v in [(0, "", 7), (1, "", p), (2, 0, 0), (2, 1, 1), (2, 2, 2)]
     ]
 
 

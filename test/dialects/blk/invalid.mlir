@@ -631,6 +631,38 @@ func.func @print_weak(%w: !blk.weak<int>) {
 
 // -----
 
+func.func @print_element_operands(%i: i64, %x: f32) {
+  // expected-error @+1 {{an element print takes 2 indices and the element, got 2 operands}}
+  blk.print " x: " %i, %x : i64, f32 {index_widths = array<i64: 1, 1>}
+  func.return
+}
+
+// -----
+
+func.func @print_element_block(%i: i64, %x: tensor<4xf32>) {
+  // expected-error @+1 {{an element print takes scalars, operand 1 is not}}
+  blk.print " x: " %i, %x : i64, tensor<4xf32> {index_widths = array<i64: 1>}
+  func.return
+}
+
+// -----
+
+func.func @print_element_index(%i: f32, %x: f32) {
+  // expected-error @+1 {{index 0 of an element print is not an integer}}
+  blk.print " x: " %i, %x : f32, f32 {index_widths = array<i64: 1>}
+  func.return
+}
+
+// -----
+
+func.func @print_operand_label(%x: f32) {
+  // expected-error @+1 {{'operand' labels an element print (with 'index_widths')}}
+  blk.print " x: " %x : f32 {operand = 1 : i64}
+  func.return
+}
+
+// -----
+
 func.func @assert_condition(%x: tensor<16xf32>) {
   // expected-error @+1 {{operand 'cond' has type tensor<16xf32>; expected a bool (i1)}}
   blk.assert %x, "nope" : tensor<16xf32>

@@ -293,10 +293,16 @@ func.func @combining_regions(%x: tensor<4x8xf32>, %i: tensor<4x8xi32>) {
 // CHECK-SAME: (%[[X:[a-z0-9_]+]]: tensor<16xf32>, %[[N:[a-z0-9_]+]]: i32, %[[OK:[a-z0-9_]+]]: tensor<16xi1>)
 // CHECK-NEXT: blk.print "x = " %[[X]], %[[N]] : tensor<16xf32>, i32
 // CHECK-NEXT: blk.print "reached"
+// CHECK-NEXT: blk.print " x: " %[[X]] : tensor<16xf32> {hex}
+// CHECK-NEXT: %[[I:[a-z0-9_]+]] = arith.constant 3 : i64
+// CHECK-NEXT: blk.print " n: " %[[I]], %[[N]] : i64, i32 {index_widths = array<i64: 2>, operand = 1 : i64}
 // CHECK-NEXT: blk.assert %[[OK]], "index out of bounds" : tensor<16xi1>
 func.func @debugging(%x: tensor<16xf32>, %n: i32, %ok: tensor<16xi1>) {
   blk.print "x = " %x, %n : tensor<16xf32>, i32
   blk.print "reached"
+  blk.print " x: " %x : tensor<16xf32> {hex}
+  %i = arith.constant 3 : i64
+  blk.print " n: " %i, %n : i64, i32 {index_widths = array<i64: 2>, operand = 1 : i64}
   blk.assert %ok, "index out of bounds" : tensor<16xi1>
   func.return
 }
