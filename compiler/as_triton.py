@@ -115,9 +115,10 @@ def _made(name: str) -> types.ModuleType:
     if name in ("triton.compiler", "triton.backends"):
         module.__path__ = []  # type: ignore[attr-defined]
     if name in ("triton.compiler", "triton.compiler.compiler"):
-        from blkc.compiled_kernel import CompiledKernel
+        from blkc.compiled_kernel import ASTSource, CompiledKernel
         from blkc.runtime.cache import compiler_key
 
+        module.ASTSource = ASTSource  # type: ignore[attr-defined]
         module.CompilationError = blkc.CompilationError  # type: ignore[attr-defined]
         module.CompiledKernel = CompiledKernel  # type: ignore[attr-defined]
         module.triton_key = compiler_key  # type: ignore[attr-defined]

@@ -107,3 +107,74 @@ def _same(value: object, compiled: object) -> bool:
     if isinstance(value, tl.constexpr):
         value = value.value
     return value is compiled or (type(value) is type(compiled) and value == compiled)
+
+
+@dataclass
+class ASTSource:
+    """A `@blkc.jit` function and the types to compile it for, as Triton's
+    `triton.compiler.ASTSource`: ``blkc.compile(ASTSource(fn, signature, constexprs))``
+    returns the `CompiledKernel` that `fn.warmup` would for arguments of those types.
+
+    `signature` maps each parameter (by name, or by position) to a Triton type: ``*fp32``
+    (a pointer), ``i32``, ``fp16``, ... or ``constexpr``; `constexprs` maps parameters (by
+    name, position, or a one-element tuple of the position, as Triton's keys are) to their
+    values. A parameter that `signature` leaves out takes its default. `attrs`, Triton's
+    per-parameter hints, are read for ``tt.divisibility`` 16 (an integer a multiple of 16)."""
+
+    fn: Any
+    signature: dict[Any, str]
+    constexprs: dict[Any, Any] | None = None
+    attrs: dict[Any, Any] | None = None
+
+    def arguments(self) -> dict[str, Any]:
+        """An argument of each parameter's type (or value), by name."""
+        from blkc.frontend.cli import parse_type
+        from blkc.jitfunction import base_function
+
+        fn = base_function(self.fn)
+        names = list(fn.arg_names)
+        where = f"ASTSource of kernel '{fn.__name__}'"
+        signature = {self._name(k, names, where): v for k, v in self.signature.items()}
+        constexprs = {self._name(k, names, where): v for k, v in (self.constexprs or {}).items()}
+        divisible = {
+            self._name(k, names, where)
+            for k, hints in (self.attrs or {}).items()
+            if any(list(h) == ["tt.divisibility", 16] for h in hints)
+        }
+        arguments: dict[str, Any] = {}
+        for name, parameter in fn.signature.parameters.items():
+            kind = signature.get(name)
+            if name in constexprs:
+                arguments[name] = constexprs[name]
+            elif kind is None or kind == "constexpr":
+                if parameter.default is parameter.empty:
+                    what = "a value in constexprs" if kind else "a type in signature"
+                    raise ValueError(f"{where}: parameter '{name}' needs {what}")
+                arguments[name] = parameter.default
+            else:
+                hint = ":16" if name in divisible and ":" not in kind else ""
+                arguments[name] = parse_type(kind + hint, f"{where}, parameter '{name}'").example()
+        return arguments
+
+    @staticmethod
+    def _name(key: Any, names: list[str], where: str) -> str:
+        """A parameter's name from Triton's key for it: its name, position, or a tuple of
+        its position (one element: a path into a tuple argument is not supported)."""
+        if isinstance(key, tuple) and len(key) == 1:
+            key = key[0]
+        if isinstance(key, int) and 0 <= key < len(names):
+            return names[key]
+        if isinstance(key, str) and key in names:
+            return key
+        raise ValueError(f"{where}: {key!r} names no parameter ({', '.join(names)})")
+
+    def compile(self, target: Any = None, options: dict[str, Any] | None = None) -> CompiledKernel:
+        """The compiled kernel, for `target` (a `driver.Target`, Triton's `GPUTarget`, or a
+        blkc target name; default the host CPU) with Triton's `options` (`num_warps`, ...;
+        the GPU tuning options blkc ignores at launches are ignored here too)."""
+        settings = dict(options or {})
+        if isinstance(target, str):
+            settings["target"] = target
+        elif target is not None and getattr(target, "backend", "cpu") == "cuda":
+            settings.update(target="ptx", arch=f"sm_{target.arch}")
+        return self.fn.warmup(**self.arguments(), **settings)  # type: ignore[no-any-return]

@@ -253,6 +253,11 @@ class _Decorator(_Launchable):
     def __name__(self) -> str:
         return self.fn.__name__
 
+    @property
+    def base_fn(self) -> Callable[..., Any]:
+        """The Python function under the decorators (Triton's `Autotuner.base_fn`)."""
+        return base_function(self).fn
+
     def _arguments(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         """A launch's arguments by parameter name."""
         arguments = dict(zip(base_function(self).arg_names, args, strict=False))
@@ -1621,6 +1626,17 @@ def next_power_of_2(n: int) -> int:
 next_power_of_2.__blkc_constexpr_function__ = True  # type: ignore[attr-defined]
 
 
+def must_use_result(fn: Any, words: Any = True) -> Any:
+    """Mark `fn` (a `@blkc.jit` function, `constexpr_function` or builtin) as one whose
+    result a kernel must use: a call of it as a statement of its own is a compile error
+    ("The result of f is not being used."). ``@must_use_result("what to do")`` adds those
+    words to the message."""
+    if isinstance(fn, str):
+        return lambda function: must_use_result(function, fn)
+    fn._must_use_result = words
+    return fn
+
+
 __all__ = [
     "Autotuner",
     "Config",
@@ -1633,5 +1649,6 @@ __all__ = [
     "constexpr_function",
     "heuristics",
     "jit",
+    "must_use_result",
     "next_power_of_2",
 ]

@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute
 
+    from blkc.compiled_kernel import ASTSource
+
 # A kernel loaded from the disk cache launches without xDSL, the frontends and the code
 # generators: this module imports them where it compiles.
 
@@ -252,18 +254,21 @@ def _options(
 
 @user_entry
 def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
-    source: str | ModuleOp,
+    source: str | ModuleOp | ASTSource,
+    target: str | None = None,
+    options: dict[str, Any] | None = None,
     *,
     policy: str | None = None,
     kernel: str | None = None,
     opt: int = 3,
     filename: str = "<string>",
     check_bounds: bool | None = None,
-    target: str | None = None,
     num_warps: int = 4,
     arch: str | None = None,
 ) -> Kernel:
-    """Compile blk IR (text or a module) to a `Kernel`.
+    """Compile blk IR (text or a module) to a `Kernel`; or a `@blkc.jit` function for the
+    types an `ASTSource` gives (Triton's ``triton.compile(src, target, options)``, see
+    `blkc.compiled_kernel.ASTSource`) to its `CompiledKernel`.
 
     `policy` overrides the module's `blk.policy`; `kernel` names the kernel when the module
     has several. `check_bounds` (default: on unless the environment variable
@@ -275,10 +280,16 @@ def compile(  # noqa: A001 - the public name mirrors Triton's and Python's
     `blkc.targets`). User errors raise `blkc.BlkcError` with located diagnostics. Kernels
     are cached in memory and on disk (see `blkc.runtime.cache`).
     """
-    options = _options(policy, kernel, opt, filename, check_bounds, target, num_warps, arch)
+    from blkc.compiled_kernel import ASTSource
+
+    if isinstance(source, ASTSource):
+        return source.compile(target, options)
+    if options is not None:
+        raise TypeError("blkc.compile: options are for an ASTSource (IR takes keywords)")
+    settings = _options(policy, kernel, opt, filename, check_bounds, target, num_warps, arch)
     text = source if isinstance(source, str) else str(source)
-    key = cache.key(text, *options.key_parts())
-    return _compile_keyed(key, lambda: (source, text), options)
+    key = cache.key(text, *settings.key_parts())
+    return _compile_keyed(key, lambda: (source, text), settings)
 
 
 def compile_cached(

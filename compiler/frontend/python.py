@@ -169,6 +169,8 @@ class CodeGenerator:
     env: dict[str, Any] = field(default_factory=dict)
     depth: int = 0
     _node: ast.AST | None = None
+    _unused_call: ast.Call | None = None
+    """The call of the statement being compiled whose result nothing uses."""
 
     # -- positions and errors ----------------------------------------------------------
 
@@ -267,6 +269,9 @@ class CodeGenerator:
         match node:
             case ast.Expr(value=ast.Constant(value=str())):
                 pass  # a docstring
+            case ast.Expr(value=ast.Call() as call):
+                self._unused_call = call
+                self.expr(call)
             case ast.Expr(value=value):
                 self.expr(value)
             case ast.Assign(targets=[ast.Name() as target], value=value):
@@ -998,6 +1003,8 @@ class CodeGenerator:
 
     def _call(self, node: ast.Call) -> Any:
         function = self.expr(node.func)
+        if node is self._unused_call:
+            self._check_result_used(node, function)
         args: list[Any] = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
@@ -1010,6 +1017,18 @@ class CodeGenerator:
                 raise self.error("**kwargs is not supported in kernel calls")
             kwargs[keyword.arg] = self.expr(keyword.value)
         return self.call(function, args, kwargs)
+
+    def _check_result_used(self, node: ast.Call, function: Any) -> None:
+        """Refuse a call whose result is dropped where its function demands that it be
+        used (`blkc.must_use_result`, as `tl.advance` does)."""
+        for wrapped in ("function", "__func__"):  # a method of a value or an object
+            function = getattr(function, wrapped, function)
+        demand = getattr(function, "_must_use_result", False)
+        if demand:
+            words = f" {demand}" if isinstance(demand, str) else ""
+            message = f"The result of {ast.unparse(node.func)} is not being used.{words}"
+            with self._at(node):
+                raise self.error(message)
 
     def call(self, function: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         from blkc.jitfunction import JITFunction

@@ -182,6 +182,11 @@ def advance(base: Any, offsets: Any, *, _semantic: CodeGenerator) -> BlockPointe
     return dataclasses.replace(pointer, offsets=moved)
 
 
+advance._must_use_result = (  # type: ignore[attr-defined]
+    "tl.advance moves nothing in place: assign its result (p = tl.advance(p, offsets))."
+)
+
+
 def _checked_dims(sem: CodeGenerator, boundary_check: Any, rank: int) -> list[int]:
     dims = constant_ints(sem, boundary_check, "boundary_check")
     for d in dims:

@@ -14,7 +14,7 @@ import enum
 import functools
 import numbers
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from blkc import dtypes as _dtypes
@@ -436,7 +436,31 @@ def _shape(sem: CodeGenerator, shape: Any) -> list[int]:
     for d in dims:
         if not isinstance(d, int) or isinstance(d, bool) or d <= 0:
             raise sem.error(f"block dimensions must be positive integers, got {list(dims)}")
+    check_block_shape(sem, dims)
     return dims
+
+
+MAX_BLOCK_ELEMENTS = 1 << 20
+"""The most elements a block may have (Triton's `TRITON_MAX_TENSOR_NUMEL`)."""
+
+
+def check_block_shape(sem: CodeGenerator, dims: Sequence[int]) -> None:
+    """Triton's rule for a block's shape: each dimension a power of two, and at most
+    `MAX_BLOCK_ELEMENTS` elements (a kernel blkc compiled would not compile for Triton)."""
+    for index, d in enumerate(dims):
+        if d & (d - 1):
+            raise sem.error(
+                f"block dimension {index} is {d}, not a power of two, in shape {list(dims)} "
+                f"(Shape element {index} must be a power of 2): pad the block to a power of "
+                "two and mask the extra elements"
+            )
+    count = functools.reduce(lambda a, b: a * b, dims, 1)
+    if count > MAX_BLOCK_ELEMENTS:
+        raise sem.error(
+            f"a block of shape {list(dims)} has {count} elements, more than "
+            f"{MAX_BLOCK_ELEMENTS} (numel ({count}) exceeds triton maximum tensor numel "
+            f"({MAX_BLOCK_ELEMENTS})): split the work over more programs"
+        )
 
 
 def _axis(sem: CodeGenerator, axis: Any) -> int | None:
@@ -478,7 +502,9 @@ def arange(start: Any, end: Any, *, _semantic: CodeGenerator) -> tensor:
                 f"arange's {what} must be an int (a literal or a tl.constexpr), got "
                 f"{type(bound).__name__} {bound!r}"
             )
-    return _semantic.wrap(_semantic.ir.arange(lo, hi))
+    block = _semantic.ir.arange(lo, hi)  # checks the length is a power of two
+    check_block_shape(_semantic, [int(hi) - int(lo)])
+    return _semantic.wrap(block)
 
 
 @builtin

@@ -154,7 +154,7 @@ def misuse(x_ptr, n, CASE: tl.constexpr):
     elif CASE == "order":
         tl.make_block_ptr(x_ptr, (n, n), (n, 1), (0, 0), (4, 4), (0, 0))  # order
     elif CASE == "advance-rank":
-        tl.advance(p, (1,))  # advance-rank
+        p = tl.advance(p, (1,))  # advance-rank
     elif CASE == "arithmetic":
         tl.load(p + 1)  # arithmetic
     elif CASE == "mask":

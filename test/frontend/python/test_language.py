@@ -743,3 +743,48 @@ def test_a_short_float16_sum_rounds_once() -> None:
     out = numpy.zeros(1, numpy.float16)
     block_sum[(1,)](x, out, 64)
     assert out[0] == 2112
+
+
+@blkc.jit
+def shaped(x_ptr, CASE: tl.constexpr):
+    if CASE == "full":
+        a = tl.full((6,), 1.0, tl.float32)  # full
+    elif CASE == "zeros":
+        a = tl.zeros((4, 12), tl.float32)  # zeros
+    elif CASE == "broadcast":
+        a = tl.broadcast_to(tl.load(x_ptr), (3,))  # broadcast
+    elif CASE == "reshape":
+        a = tl.reshape(tl.arange(0, 16), (2, 8))
+    elif CASE == "large":
+        a = tl.zeros((2048, 1024), tl.float32)  # large
+    elif CASE == "long":
+        a = tl.arange(0, 1 << 21).to(tl.float32)  # long
+    else:
+        a = tl.full((1 << 20,), 1.0, tl.float32)
+    tl.store(x_ptr + tl.arange(0, 2), tl.sum(tl.ravel(a)).to(tl.float32))
+
+
+@pytest.mark.parametrize(
+    ("case", "text"),
+    [
+        ("full", "block dimension 0 is 6, not a power of two, in shape [6]"),
+        ("zeros", "block dimension 1 is 12, not a power of two, in shape [4, 12]"),
+        ("broadcast", "block dimension 0 is 3, not a power of two"),
+        ("large", "a block of shape [2048, 1024] has 2097152 elements, more than 1048576"),
+        ("long", "a block of shape [2097152] has 2097152 elements, more than 1048576"),
+    ],
+)
+def test_blocks_have_tritons_shapes(case: str, text: str) -> None:
+    """Each dimension a power of two, at most 2**20 elements: what Triton compiles."""
+    with pytest.raises(blkc.BlkcError) as info:
+        shaped.warmup(numpy.zeros(8, numpy.float32), CASE=case, grid=(1,))
+    message = str(info.value)
+    line = next(i for i, s in enumerate(open(__file__).read().splitlines(), 1) if f"# {case}" in s)
+    assert f"{__file__}:{line}:" in message and text in message, message
+
+
+@pytest.mark.parametrize("case", ["reshape", "largest"])
+def test_blocks_of_powers_of_two_up_to_the_limit_compile(case: str) -> None:
+    x = numpy.zeros(8, numpy.float32)
+    shaped[(1,)](x, CASE=case)
+    assert x[0] == (120 if case == "reshape" else 1 << 20)

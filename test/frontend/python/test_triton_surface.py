@@ -475,3 +475,111 @@ def test_an_index_may_leave_dimensions_out_but_not_add_them() -> None:
     assert y.tolist() == [0, 2, 4, 6]
     with pytest.raises(blkc.BlkcError, match="too many indices for tensor of rank 0"):
         over_index.warmup(numpy.zeros(1, numpy.float32))
+
+
+# --------------------------------------------------------------------------------------
+# blkc.compile(ASTSource(...)), must_use_result, Autotuner.base_fn
+# --------------------------------------------------------------------------------------
+
+
+@blkc.jit
+def offset_copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr, SHIFT: tl.constexpr = 1):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + o, tl.load(x_ptr + o, mask=o < n) + SHIFT, mask=o < n)
+
+
+def test_an_ast_source_compiles_a_kernel_for_the_types_it_names() -> None:
+    from blkc.compiled_kernel import ASTSource
+
+    source = ASTSource(
+        offset_copy,
+        {"x_ptr": "*fp16", "y_ptr": "*fp16", "n": "i32", "BLOCK": "constexpr"},
+        {"BLOCK": 64},
+    )
+    kernel = blkc.compile(source, options={"num_warps": 2, "num_stages": 3, "debug": True})
+    assert "!blk.ptr<f16>" in kernel.asm["loose"] and kernel.constants == {"BLOCK": 64, "SHIFT": 1}
+    x = numpy.arange(100, dtype=numpy.float16)
+    y = numpy.zeros_like(x)
+    kernel[(2, 1, 1)](x, y, 100)
+    numpy.testing.assert_array_equal(y, x + 1)
+    # Triton's keys by position, tuples of positions, and its divisibility attribute
+    by_position = ASTSource(
+        offset_copy,
+        {0: "*fp32", 1: "*fp32", 2: "i32"},
+        {(3,): 32, "SHIFT": 2},
+        attrs={(2,): [["tt.divisibility", 16]]},
+    )
+    text = blkc.compile(by_position).asm["loose"]
+    assert "%n: i32 {blk.divisibility = 16 : i32}" in text and "!blk.ptr<f32>" in text
+
+
+@pytest.mark.parametrize(
+    ("signature", "constexprs", "options", "text"),
+    [
+        ({"x_ptr": "*fp32"}, {"BLOCK": 4}, None, "parameter 'y_ptr' needs a type in signature"),
+        ({"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}, {},
+         None, "parameter 'BLOCK' needs a value in constexprs"),
+        ({"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"}, {"BLOK": 4}, None,
+         "'BLOK' names no parameter (x_ptr, y_ptr, n, BLOCK, SHIFT)"),
+        ({"x_ptr": "*fq32", "y_ptr": "*fp32", "n": "i32"}, {"BLOCK": 4}, None,
+         "parameter 'x_ptr': unknown type 'fq32'"),
+        ({"x_ptr": "*fp32", "y_ptr": "*fp32", "n": "i32"}, {"BLOCK": 4}, {"num_wraps": 4},
+         "unexpected keyword argument 'num_wraps'"),
+    ],
+)  # fmt: skip
+def test_an_ast_source_that_does_not_fit_its_kernel_is_refused(
+    signature: dict[str, str], constexprs: dict[str, int], options: dict | None, text: str
+) -> None:
+    from blkc.compiled_kernel import ASTSource
+
+    with pytest.raises((ValueError, TypeError, blkc.BlkcError)) as info:
+        blkc.compile(ASTSource(offset_copy, signature, constexprs), options=options)
+    assert text in str(info.value)
+
+
+@blkc.must_use_result("Assign it.")
+@blkc.jit
+def cube(x):
+    return x * x * x
+
+
+@blkc.jit
+def uses_cube(x_ptr, CASE: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    if CASE == "dropped":
+        cube(x)  # dropped
+    elif CASE == "advance":
+        p = tl.make_block_ptr(x_ptr, (4,), (1,), (0,), (4,), (0,))
+        tl.advance(p, (1,))  # advance
+    else:
+        x = cube(x)
+    tl.store(x_ptr + tl.arange(0, 4), x)
+
+
+@pytest.mark.parametrize(
+    ("case", "text"),
+    [
+        ("dropped", "The result of cube is not being used. Assign it."),
+        ("advance", "The result of tl.advance is not being used. tl.advance moves nothing"),
+    ],
+)
+def test_a_dropped_result_that_must_be_used_is_a_located_error(case: str, text: str) -> None:
+    with pytest.raises(blkc.BlkcError) as info:
+        uses_cube.warmup(numpy.zeros(4, numpy.float32), CASE=case, grid=(1,))
+    line = next(i for i, s in enumerate(open(__file__).read().splitlines(), 1) if f"# {case}" in s)
+    assert f"{__file__}:{line}:9: error: {text}" in str(info.value)
+    x = numpy.full(4, 2.0, numpy.float32)
+    uses_cube[(1,)](x, CASE="used")
+    assert x.tolist() == [8.0] * 4
+
+
+def test_autotuned_and_heuristic_kernels_name_their_base_function() -> None:
+    @blkc.autotune(configs=[blkc.Config({"BLOCK": 4})], key=[])
+    @blkc.heuristics({"SHIFT": lambda args: 3})
+    @blkc.jit
+    def tuned(x_ptr, y_ptr, n, BLOCK: tl.constexpr, SHIFT: tl.constexpr):
+        o = tl.arange(0, BLOCK)
+        tl.store(y_ptr + o, tl.load(x_ptr + o) + SHIFT)
+
+    assert tuned.base_fn.__name__ == "tuned" and tuned.fn.base_fn is tuned.base_fn
+    assert callable(tuned.base_fn) and not isinstance(tuned.base_fn, blkc.JITFunction)
