@@ -531,6 +531,16 @@ class JITFunction(KeptLaunchers, _Launchable):
         from blkc.kernel import compile_cached
         from blkc.promotion import default_policy
 
+        both = sorted(self.do_not_specialize & set(self.constexprs))
+        if both:
+            from blkc.diagnostics import error_at
+            from blkc.frontend.cli import parameter_location
+
+            raise error_at(
+                parameter_location(self, both[0]),
+                f"{both[0]} marked as constexpr and listed in do_not_specialize: a constexpr "
+                "is always specialized (compiled in); drop it from do_not_specialize",
+            )
         policy = policy or self.policy or default_policy()
         flat, tuples = _flattened(arguments, self._constexpr_names, self.__name__)
         specs = {name: self._spec(name, value) for name, value in flat.items()}

@@ -226,7 +226,7 @@ def _constants(fn: JITFunction, values: dict[str, Any]) -> tuple[dict[str, Any],
             message = (
                 f"constexpr parameter '{name}' of {fn.__name__} needs a value: pass -D{name}=..."
             )
-            errors.append(error_at(_parameter_location(fn, name), message))
+            errors.append(error_at(parameter_location(fn, name), message))
     return constants, errors
 
 
@@ -235,13 +235,13 @@ def _undecided_error(fn: JITFunction, undecided: list[str], signature: str) -> B
     given = [part.strip() for part in signature.split(",") if part.strip()]
     wanted = ",".join([*given, *(f"{name}=..." for name in undecided)])
     return error_at(
-        _parameter_location(fn, undecided[0]),
+        parameter_location(fn, undecided[0]),
         f"no use in kernel '{fn.__name__}' decides the type of {listing}: pass "
         f"--signature '{wanted}' (Triton's types: *fp32 for a pointer, i32, i64, fp32, ...)",
     )
 
 
-def _parameter_location(fn: JITFunction, name: str) -> SourceLocation:
+def parameter_location(fn: JITFunction, name: str) -> SourceLocation:
     """Where the parameter `name` is declared in `fn`'s source."""
     function = parse_function(fn.fn)
     args = function.tree.args

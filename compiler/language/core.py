@@ -889,7 +889,7 @@ def dot(
     `"bf16x3"`, `"bf16x6"`) and `allow_tf32` are checked and accepted: every product is
     computed from the inputs as they are (IEEE), as Triton's CPU interpreter does, which is
     at least as precise as each of them. `max_num_imprecise_acc` is accepted and has no
-    effect."""
+    effect, but as in Triton it may not exceed the inner dimension K."""
     s = _semantic
     precision = s.constant(input_precision, "dot's input_precision")
     if precision is not None and not (
@@ -902,6 +902,13 @@ def dot(
     if precision is not None and s.constant(allow_tf32, "dot's allow_tf32") is not None:
         raise s.error("give dot either input_precision or allow_tf32 (deprecated), not both")
     a, b = s.value(input, "dot's input"), s.value(other, "dot's other")
+    imprecise = s.constant(max_num_imprecise_acc, "dot's max_num_imprecise_acc")
+    depth = s.shape_of(a)[-1] if s.shape_of(a) else None
+    if imprecise is not None and depth is not None and imprecise > depth:
+        raise s.error(
+            f"dot's max_num_imprecise_acc ({imprecise}) is larger than the inner dimension "
+            f"K ({depth}): max_num_imprecise_acc ({imprecise}) must be <= K ({depth})"
+        )
     acc_value = None if s.is_none(acc) else s.value(acc, "dot's acc")
     out = _dtype_of(s, out_dtype, "dot's out_dtype")
     if acc_value is None:

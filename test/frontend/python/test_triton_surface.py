@@ -583,3 +583,34 @@ def test_autotuned_and_heuristic_kernels_name_their_base_function() -> None:
 
     assert tuned.base_fn.__name__ == "tuned" and tuned.fn.base_fn is tuned.base_fn
     assert callable(tuned.base_fn) and not isinstance(tuned.base_fn, blkc.JITFunction)
+
+
+@blkc.jit(do_not_specialize=["N"])
+def constant_not_specialized(x_ptr, N: tl.constexpr):  # constexpr-and-dns
+    tl.store(x_ptr, N)
+
+
+@blkc.jit
+def imprecise_dot(x_ptr, LIMIT: tl.constexpr):
+    a = tl.full((16, 16), 1.0, tl.float16)
+    rows = tl.arange(0, 16)[:, None] * 16 + tl.arange(0, 16)[None, :]
+    tl.store(x_ptr + rows, tl.dot(a, a, max_num_imprecise_acc=LIMIT))  # imprecise
+
+
+def test_triton_refusals_of_its_options() -> None:
+    x = numpy.zeros(256, numpy.float32)
+    with pytest.raises(blkc.BlkcError) as info:
+        constant_not_specialized[(1,)](x, N=5)
+    line = next(
+        i for i, s in enumerate(open(__file__).read().splitlines(), 1) if "# constexpr-and-dns" in s
+    )
+    assert (
+        f"{__file__}:{line}:37: error: N marked as constexpr and listed in do_not_specialize"
+        in str(info.value)
+    )
+    with pytest.raises(
+        blkc.BlkcError, match=re.escape("max_num_imprecise_acc (32) must be <= K (16)")
+    ):
+        imprecise_dot[(1,)](x, LIMIT=32)
+    imprecise_dot[(1,)](x, LIMIT=16)
+    assert x.tolist() == [16.0] * 256
