@@ -940,15 +940,23 @@ UNARY_FUNCTIONS: tuple[str, ...] = (
     "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh",
     "exp10", "expm1", "log10", "log1p", "cbrt", "erfc", "lgamma", "tgamma",
     "rint", "round", "trunc", "logb",
+    "j0", "j1", "y0", "y1", "cyl_bessel_i0", "cyl_bessel_i1",
+    "erfinv", "erfcinv", "erfcx", "normcdfinv", "sinpi", "cospi",
 )  # fmt: skip
 """The functions `blk.math` names: C's functions of one float (``round`` rounds halves
-away from zero, ``rint`` to even)."""
+away from zero, ``rint`` to even), Bessel functions (``j0 j1 y0 y1`` of the first and
+second kinds, ``cyl_bessel_i0 cyl_bessel_i1`` modified, of the first kind), the inverse
+and scaled error functions (``erfcx`` is e**(x*x) erfc(x), ``normcdfinv`` the inverse of
+the standard normal distribution function) and sin(pi x), cos(pi x) (libdevice's
+names)."""
 
 BINARY_FUNCTIONS: tuple[str, ...] = (
     "atan2", "pow", "hypot", "fmod", "remainder", "copysign", "nextafter", "fdim", "ldexp",
+    "jn", "yn",
 )  # fmt: skip
 """The functions `blk.math2` names: C's functions of two floats (``ldexp``'s exponent is
-an integral float; the frontends convert it)."""
+an integral float, and so is ``jn``'s and ``yn``'s order, their first operand: the
+frontends convert them)."""
 
 
 def _check_function(op: Operation, known: tuple[str, ...]) -> None:

@@ -50,7 +50,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from blkc.diagnostics import error_at
 from blkc.dialects import blk
 from blkc.dialects.types import PtrType
-from blkc.runtime import small_floats, vector_math
+from blkc.runtime import small_floats, special_math, vector_math
 from blkc.runtime.llvm_ir import ir
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -779,7 +779,18 @@ class FunctionEmitter:
         args = [self.get(v) for v in op.operands]
         t = args[0].type
         b = self.builder
-        if t == ir.FloatType() and name in vector_math.NAMED:
+        if name in special_math.FUNCTIONS:  # float64 code here, float32 rounded once
+            wide = args[0] if t == ir.DoubleType() else b.fpext(args[0], ir.DoubleType())
+            result = b.call(special_math.function(self.module, name), [wide])
+            self.set(op, result if t == ir.DoubleType() else b.fptrunc(result, t))
+        elif name in _BESSEL:  # the C library's, in float64 (float32 rounded once)
+            f64 = ir.DoubleType()
+            wide = [a if a.type == f64 else b.fpext(a, f64) for a in args]
+            if name in ("jn", "yn"):  # C's int order first
+                wide[0] = self.intrinsic("llvm.fptosi.sat", I32, [wide[0]], [I32, f64])
+            result = b.call(self.declare(name, f64, [a.type for a in wide]), wide)
+            self.set(op, result if t == f64 else b.fptrunc(result, t))
+        elif t == ir.FloatType() and name in vector_math.NAMED:
             self.set(op, b.call(vector_math.NAMED[name](self.module), args))
         elif name in _NAMED_INTRINSICS:
             self.set(op, self.intrinsic(_NAMED_INTRINSICS[name], t, args))
@@ -821,6 +832,8 @@ MATH_FUNCTIONS: dict[type[Operation], tuple[str, Callable[[ir.Module], ir.Functi
 """The transcendental functions: each one's name and `vector_math`'s float32 code."""
 _LIBM = ("tanh", "erf")
 """The functions LLVM has no intrinsic for."""
+_BESSEL = ("j0", "j1", "y0", "y1", "jn", "yn")
+"""The C library's Bessel functions (`jn` and `yn` of an int order and a double)."""
 _NAMED_INTRINSICS = {
     "rint": "llvm.rint",
     "round": "llvm.round",

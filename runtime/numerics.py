@@ -26,6 +26,7 @@ array(2147483647, dtype=int32)
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -385,7 +386,48 @@ def _logb(x: Array) -> Array:
     return np.where(np.isfinite(x), finite, np.abs(x))
 
 
+@functools.cache
+def _libm_function(name: str) -> Callable[..., float]:
+    """The C library's Bessel function `name` (`j0 j1 y0 y1` of a double, `jn yn` of an
+    int order and a double), which the CPU targets call too."""
+    import ctypes
+    import ctypes.util
+
+    library = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
+    function = getattr(library, name)
+    function.restype = ctypes.c_double
+    two = name in ("jn", "yn")
+    function.argtypes = [ctypes.c_int, ctypes.c_double] if two else [ctypes.c_double]
+    return function  # type: ignore[no-any-return]
+
+
+def _bessel(name: str) -> Callable[..., Array]:
+    def unary(x: Array) -> Array:
+        return np.vectorize(_libm_function(name), otypes=[np.float64])(x)
+
+    def of_order(n: Array, x: Array) -> Array:
+        # the order converts as the compiled code's saturating conversion does
+        order = np.nan_to_num(n, nan=0.0).clip(-(2**31), 2**31 - 1).astype(np.int64)
+        return np.vectorize(_libm_function(name), otypes=[np.float64])(order, x)
+
+    return of_order if name in ("jn", "yn") else unary
+
+
+def _special(name: str) -> Callable[[Array], Array]:
+    from blkc.runtime import special_math
+
+    return lambda x: special_math.evaluate(name, x)
+
+
 _NAMED: dict[str, Callable[..., Array]] = {
+    **{name: _bessel(name) for name in ("j0", "j1", "y0", "y1", "jn", "yn")},
+    **{
+        name: _special(name)
+        for name in (
+            "sinpi", "cospi", "erfinv", "erfcinv", "erfcx", "normcdfinv",
+            "cyl_bessel_i0", "cyl_bessel_i1",
+        )
+    },  # fmt: skip
     "tan": np.tan,
     "sinh": np.sinh,
     "cosh": np.cosh,

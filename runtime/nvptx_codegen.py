@@ -221,6 +221,9 @@ class NvptxKernelEmitter(FunctionEmitter):
         t = args[0].type
         if name == "ldexp":
             args[1] = self.intrinsic("llvm.fptosi.sat", I32, [args[1]], [I32, t])
+        if name in ("jn", "yn"):  # the int order first
+            t = args[1].type
+            args[0] = self.intrinsic("llvm.fptosi.sat", I32, [args[0]], [I32, t])
         symbol = f"__nv_{name}" + ("f" if t == ir.FloatType() else "")
         self.set(op, self.builder.call(self.declare(symbol, t, [a.type for a in args]), args))
 

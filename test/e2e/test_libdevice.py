@@ -10,6 +10,7 @@ the errors against mpmath). Zeros, infinities and NaN exactly, signs included.""
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -832,3 +833,201 @@ def test_rotary_embedding_kernel() -> None:
         axis=1,
     )
     numpy.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+# -- special functions (Bessel, inverse and scaled error functions, sinpi, cospi) --------
+
+mpmath = pytest.importorskip("mpmath")
+
+
+def _erfcinv(q: float) -> float:
+    digits = 30 + max(0, int(-math.log10(q))) if 0 < q < 1 else 30
+    with mpmath.workdps(digits):  # 1 - q to every digit of q
+        if q == 0:
+            return math.inf
+        if q == 2:
+            return -math.inf
+        if not 0 < q < 2:
+            return math.nan
+        return float(mpmath.erfinv(1 - mpmath.mpf(q)))
+
+
+def _erfcx(x: float) -> float:
+    if x > 1e6:  # beyond what mpmath's exp(x*x) reaches: two terms of the series suffice
+        return float(
+            1 / (mpmath.mpf(x) * mpmath.sqrt(mpmath.pi)) * (1 - 1 / (2 * mpmath.mpf(x) ** 2))
+        )
+    return float(mpmath.exp(mpmath.mpf(x) ** 2) * mpmath.erfc(x))
+
+
+def _special_value(fn: str, x: float, n: float = 0.0) -> float:
+    """mpmath's value at 100 digits (its own zeros are unsigned: the tests compare
+    nonzero values only against it)."""
+    if math.isnan(x) or math.isinf(x):
+        return math.nan  # the edge values are checked one by one below
+    with mpmath.workdps(30):
+        value = {
+            "sinpi": lambda: mpmath.sinpi(x),
+            "cospi": lambda: mpmath.cospi(x),
+            "erfinv": lambda: mpmath.erfinv(x) if abs(x) < 1 else math.copysign(math.inf, x),
+            "erfcinv": lambda: _erfcinv(x),
+            "erfcx": lambda: _erfcx(x),
+            "normcdfinv": lambda: -mpmath.sqrt(2) * _erfcinv(2 * x) if 0 < x < 1 else math.nan,
+            "cyl_bessel_i0": lambda: mpmath.besseli(0, x),
+            "cyl_bessel_i1": lambda: mpmath.besseli(1, x),
+            "j0": lambda: mpmath.besselj(0, x),
+            "j1": lambda: mpmath.besselj(1, x),
+            "y0": lambda: mpmath.bessely(0, x) if x > 0 else math.nan,
+            "y1": lambda: mpmath.bessely(1, x) if x > 0 else math.nan,
+            "jn": lambda: mpmath.besselj(int(n), x),
+            "yn": lambda: mpmath.bessely(int(n), x) if x > 0 else math.nan,
+        }[fn]()
+        return float(value) if not isinstance(value, float) else value
+
+
+SPECIAL_RANGES: dict[str, list[tuple[str, float, float]]] = {
+    "sinpi": [("lin", -4, 4), ("lin", -1e6, 1e6), ("log", -20, 60)],
+    "cospi": [("lin", -4, 4), ("lin", -1e6, 1e6), ("log", -20, 60)],
+    "erfinv": [("lin", -1, 1), ("lin", 0.99, 1), ("lin", -1, -0.999999)],
+    "erfcinv": [("lin", 0, 2), ("pos", -126, -1), ("lin", 1.999, 2)],
+    "erfcx": [("lin", -26, 30), ("pos", 4, 100)],
+    "normcdfinv": [("lin", 0, 1), ("pos", -126, -1)],
+    "cyl_bessel_i0": [("lin", -30, 30), ("lin", 20, 85)],
+    "cyl_bessel_i1": [("lin", -30, 30), ("lin", -85, -20)],
+    "j0": [("lin", -40, 40)],
+    "j1": [("lin", -40, 40)],
+    "y0": [("lin", 0.01, 40)],
+    "y1": [("lin", 0.01, 40)],
+    "jn": [("lin", -30, 30)],
+    "yn": [("lin", 0.5, 30)],
+}
+SPECIAL_F64_ULP = {"cyl_bessel_i0": 24, "cyl_bessel_i1": 24, "erfcx": 4, "normcdfinv": 4,
+                   "erfinv": 4, "erfcinv": 4}  # fmt: skip
+"""Bounds in ulp against mpmath (float32: 1, sinpi and cospi in float64: 2). blkc's own
+code: the Bessel I series sums up to 40 rounded terms."""
+C_BESSEL = {"j0", "j1", "y0", "y1", "jn", "yn"}
+"""The C library's, whose float64 errors near the zeros of J and Y are relative to the
+function's scale, not to its value: compared with a tolerance of that scale."""
+
+
+def _special_operands(fn: str, dtype: type, n: int = BLOCK) -> list[numpy.ndarray]:
+    rng = numpy.random.default_rng(17)
+    x = rng.permutation(draw(rng, SPECIAL_RANGES[fn], n)).astype(dtype)
+    if fn in ("jn", "yn"):
+        return [numpy.resize(numpy.arange(-3.0, 6.0), n).astype(dtype), x]
+    return [x]
+
+
+@functools.cache
+def _special_case(fn: str, dtype: type) -> tuple[list[numpy.ndarray], numpy.ndarray]:
+    """The operands and mpmath's results on the first `SPECIAL_CHECKED` of them."""
+    xs = _special_operands(fn, dtype)
+    n = xs[0] if len(xs) == 2 else [0.0] * len(xs[0])
+    checked = zip(n[:SPECIAL_CHECKED], xs[-1][:SPECIAL_CHECKED], strict=True)
+    expected = numpy.array([_special_value(fn, float(v), float(k)) for k, v in checked])
+    with numpy.errstate(over="ignore"):  # beyond float32: infinity
+        return xs, expected.astype(dtype)
+
+
+SPECIAL_CHECKED = 256
+"""How many results of each function, dtype and target are checked against mpmath."""
+
+
+@pytest.mark.parametrize(
+    ("target", "dtype"),
+    [
+        ("cpu", numpy.float32),
+        ("cpu", numpy.float64),
+        ("interpreter", numpy.float32),
+        ("interpreter", numpy.float64),
+        ("cpu-simt", numpy.float32),  # the cpu's code: float32 is enough
+    ],
+    ids=["cpu-f32", "cpu-f64", "interpreter-f32", "interpreter-f64", "cpu-simt-f32"],
+)
+@pytest.mark.parametrize("fn", sorted(SPECIAL_RANGES))
+def test_special_functions_match_mpmath(fn: str, dtype: type, target: str) -> None:
+    xs, expected = _special_case(fn, dtype)
+    t = "f32" if dtype == numpy.float32 else "f64"
+    out = run(kernel(fn, len(xs), t), target, *xs)[:SPECIAL_CHECKED]
+    nonzero = expected != 0  # mpmath has no signed zeros
+    what = f"{fn} {t} on {target}"
+    if fn in C_BESSEL:
+        scale = 1e-6 if dtype == numpy.float32 else 1e-14
+        numpy.testing.assert_allclose(out, expected, rtol=scale, atol=scale, err_msg=what)
+        return
+    ulps = 1 if dtype == numpy.float32 else SPECIAL_F64_ULP.get(fn, 2)
+    assert_within(out[nonzero], expected[nonzero], ulps, what)
+
+
+SPECIAL_EDGES = {
+    "sinpi": [(-2.0, -0.0), (1.0, 0.0), (-1.0, -0.0), (0.5, 1.0), (-1.5, 1.0), (math.inf, math.nan),
+              (-0.0, -0.0), (2.0**100, 0.0)],
+    "cospi": [(0.5, 0.0), (-0.5, 0.0), (1.0, -1.0), (2.5, 0.0), (-math.inf, math.nan),
+              (2.0**100, 1.0)],
+    "erfinv": [(1.0, math.inf), (-1.0, -math.inf), (1.5, math.nan), (-0.0, -0.0), (0.0, 0.0),
+               (math.nan, math.nan)],
+    "erfcinv": [(0.0, math.inf), (2.0, -math.inf), (1.0, 0.0), (-0.5, math.nan), (2.5, math.nan)],
+    "normcdfinv": [(0.0, -math.inf), (1.0, math.inf), (0.5, -0.0), (1.5, math.nan)],
+    "erfcx": [(math.inf, 0.0), (-math.inf, math.inf), (-30.0, math.inf), (0.0, 1.0),
+              (math.nan, math.nan)],
+    "cyl_bessel_i0": [(0.0, 1.0), (math.inf, math.inf), (-math.inf, math.inf), (800.0, math.inf),
+                      (math.nan, math.nan)],
+    "cyl_bessel_i1": [(0.0, 0.0), (-0.0, -0.0), (math.inf, math.inf), (-math.inf, -math.inf),
+                      (-800.0, -math.inf)],
+    "j0": [(0.0, 1.0), (math.inf, 0.0)],
+    "y0": [(0.0, -math.inf), (-1.0, math.nan), (math.inf, 0.0)],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("target", ["cpu", "interpreter"])
+@pytest.mark.parametrize("fn", sorted(SPECIAL_EDGES))
+def test_special_functions_at_their_edges(fn: str, target: str) -> None:
+    """Zeros with their signs, infinities and NaN as C's and CUDA's functions give them."""
+    cases = SPECIAL_EDGES[fn]
+    for dtype in (numpy.float32, numpy.float64):
+        x = numpy.resize(numpy.array([c[0] for c in cases], dtype), BLOCK)
+        expected = numpy.resize(numpy.array([c[1] for c in cases], dtype), BLOCK)
+        t = "f32" if dtype == numpy.float32 else "f64"
+        out = run(kernel(fn, 1, t), target, x)
+        assert_within(out, expected, 0, f"{fn} {t} on {target}")
+
+
+@blkc.jit
+def special_kernel(x_ptr, out_ptr, FN: tl.constexpr, BLOCK: tl.constexpr):
+    o = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o)
+    if FN == "jn":
+        y = libdevice.jn(2, x)
+    elif FN == "yn":
+        y = libdevice.yn(o % 4, x)
+    else:
+        y = getattr(libdevice, FN)(x)
+    tl.store(out_ptr + o, y)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64, numpy.float16])
+@pytest.mark.parametrize("fn", ["j0", "y1", "jn", "yn", "erfinv", "normcdfinv", "sinpi",
+                                "cyl_bessel_i1"])  # fmt: skip
+def test_libdevice_names_the_special_functions(fn: str, dtype: type) -> None:
+    """Triton's signatures: one float, or jn's and yn's int order and a float (a block
+    of orders too); float16 computes in float32."""
+    x = numpy.linspace(0.05, 0.95, 64).astype(dtype)
+    out = numpy.zeros_like(x)
+    special_kernel[(1,)](x, out, FN=fn, BLOCK=64)
+    order = {"jn": [2] * 64, "yn": list(numpy.arange(64) % 4)}.get(fn, [0] * 64)
+    wide = x.astype(numpy.float64) if dtype == numpy.float64 else x.astype(numpy.float32)
+    expected = numpy.array(
+        [_special_value(fn, float(v), float(k)) for v, k in zip(wide, order, strict=True)]
+    )
+    numpy.testing.assert_allclose(
+        out.astype(numpy.float64), expected, rtol=2e-3 if dtype == numpy.float16 else 1e-6
+    )
+
+
+@needs_ptxas
+@pytest.mark.parametrize("t", ["f32", "f64"])
+@pytest.mark.parametrize("fn", sorted(SPECIAL_RANGES))
+def test_ptx_links_the_special_functions(fn: str, t: str) -> None:
+    """On the GPU they are libdevice's own (`__nv_erfinvf`, `__nv_jn` with its int order)."""
+    compiled = blkc.compile(kernel(fn, 2 if fn in ("jn", "yn") else 1, t), target="ptx")
+    assert "__nv_" not in compiled.asm["ptx"]

@@ -137,6 +137,41 @@ fast_log10f = _unary("fast_log10f", "Elementwise base-10 logarithm.", "log10")
 fast_sinf, fast_cosf, fast_expf, fast_logf, fast_log2f = sin, cos, exp, log, log2
 rsqrt_rn = rsqrt
 
+# Special functions (the C library's Bessel functions; blkc's own code for the others,
+# `blkc.runtime.special_math`).
+j0 = _unary("j0", "Elementwise Bessel function of the first kind of order 0.")
+j1 = _unary("j1", "Elementwise Bessel function of the first kind of order 1.")
+y0 = _unary("y0", "Elementwise Bessel function of the second kind of order 0.")
+y1 = _unary("y1", "Elementwise Bessel function of the second kind of order 1.")
+cyl_bessel_i0 = _unary("cyl_bessel_i0", "Elementwise modified Bessel function I0.")
+cyl_bessel_i1 = _unary("cyl_bessel_i1", "Elementwise modified Bessel function I1.")
+erfinv = _unary("erfinv", "Elementwise inverse error function: erf(erfinv(x)) = x.")
+erfcinv = _unary("erfcinv", "Elementwise inverse complementary error function (0 to 2).")
+erfcx = _unary("erfcx", "Elementwise scaled complementary error function e**(x*x) erfc(x).")
+normcdfinv = _unary(
+    "normcdfinv", "Elementwise inverse of the standard normal distribution function."
+)
+sinpi = _unary("sinpi", "Elementwise sin(pi x), exact at integers and halves.")
+cospi = _unary("cospi", "Elementwise cos(pi x), exact at integers and halves.")
+
+
+def _of_order(name: str, kind: str) -> Callable[..., tensor]:
+    def of_order(arg0: Any, arg1: Any, *, _semantic: CodeGenerator) -> tensor:
+        s = _semantic
+        x = _float(s, arg1, name, "arg1")
+        if s.ir.is_weak(x):
+            x = s.ir.typed(x)
+        order = _exponent(s, arg0, name)
+        return s.wrap(_call(s, name, [s.ir.cast(order, s.dtype_of(x)), x]))
+
+    of_order.__name__ = of_order.__qualname__ = name
+    of_order.__doc__ = f"Elementwise Bessel function of the {kind} kind of integer order arg0."
+    return builtin(of_order)
+
+
+jn = _of_order("jn", "first")
+yn = _of_order("yn", "second")
+
 
 @builtin
 def tanh(arg0: Any, *, _semantic: CodeGenerator) -> tensor:
@@ -682,9 +717,5 @@ for _name in (
     *(f"{i}2{f}_{m}" for i in _INTS for f in _FLOAT_NAMES for m in ("rz", "rd", "ru")),
 ):  # fmt: skip
     globals()[_name] = _left_out(_name, _DIRECTED)
-for _name in ("j0", "j1", "y0", "y1", "jn", "yn", "cyl_bessel_i0", "cyl_bessel_i1"):
-    globals()[_name] = _left_out(_name, "Bessel functions are left out (docs/math.md)")
-for _name in ("erfinv", "erfcinv", "erfcx", "normcdfinv"):
-    globals()[_name] = _left_out(_name, "inverse and scaled error functions are left out")
-for _name in ("sinpi", "cospi", "rcp64h"):
+for _name in ("rcp64h",):
     globals()[_name] = _left_out(_name, "left out (docs/math.md)")
