@@ -73,7 +73,7 @@ class _Triton(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         import blkc
 
-        if name in ("language", "testing", "runtime", "compiler"):
+        if name in ("language", "testing", "runtime", "compiler", "backends"):
             return importlib.import_module(f"triton.{name}")
         if name == "KernelInterface":
             return importlib.import_module("triton.runtime.jit").KernelInterface
@@ -83,6 +83,17 @@ class _Triton(types.ModuleType):
         import blkc
 
         return sorted({*dir(blkc), "__version__", "compiler"})
+
+
+class _Package(types.ModuleType):
+    """A `triton` package made here (`triton.compiler`, `triton.backends`): its submodules
+    are attributes once imported, as Triton's own `__init__` imports them."""
+
+    def __getattr__(self, name: str) -> Any:
+        full = f"{self.__name__}.{name}"
+        if full in _MADE or full in MODULES:
+            return importlib.import_module(full)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
 
 
 class _TritonRuntime(types.ModuleType):
@@ -111,9 +122,12 @@ def _made(name: str) -> types.ModuleType:
         module.__version__ = TRITON_VERSION  # type: ignore[attr-defined]
         module.__path__ = []  # a package: its submodules come from the finder
         return module
-    module = types.ModuleType(name, f"{name}, answered by blkc (blkc.as_triton).")
+    doc = f"{name}, answered by blkc (blkc.as_triton)."
     if name in ("triton.compiler", "triton.backends"):
+        module = _Package(name, doc)
         module.__path__ = []  # type: ignore[attr-defined]
+    else:
+        module = types.ModuleType(name, doc)
     if name in ("triton.compiler", "triton.compiler.compiler"):
         from blkc.compiled_kernel import ASTSource, CompiledKernel
         from blkc.runtime.cache import compiler_key

@@ -241,3 +241,41 @@ def test_torchs_triton_integration_runs_on_blkc(tmp_path: Path) -> None:
     result = run("-m", "blkc.as_triton", str(script))
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["[6.0,"] + ["6.0,"] * 8 + ["6.0]"]
+
+
+SUBMODULE_ATTRIBUTES = """
+import numpy, triton, triton.language as tl
+
+
+@triton.jit
+def kernel(x_ptr, BLOCK: tl.constexpr):
+    tl.store(x_ptr + tl.arange(0, BLOCK), tl.arange(0, BLOCK).to(tl.float32))
+
+
+source = triton.compiler.ASTSource(fn=kernel, signature={"x_ptr": "*fp32"}, constexprs={"BLOCK": 8})
+compiled = triton.compile(source)
+x = numpy.zeros(8, numpy.float32)
+compiled[(1, 1, 1)](x)
+print(x.tolist())
+print(triton.compiler.errors.CompilationError is triton.CompilationError)
+print(triton.backends.compiler.GPUTarget.__name__)
+try:
+    triton.compile(triton.compiler.ASTSource(kernel, {"x_ptr": "*fp32"}, {"BLOCK": 6}))
+except triton.compiler.errors.CompilationError as err:
+    print("refused:", "must be a power of two" in str(err))
+"""
+
+
+def test_triton_compile_and_the_compiler_packages_submodules(tmp_path: Path) -> None:
+    """`triton.compiler.errors` and `triton.backends.compiler` as attributes (Triton's
+    packages import them), and `triton.compile(triton.compiler.ASTSource(...))`."""
+    script = tmp_path / "compile_source.py"
+    script.write_text(SUBMODULE_ATTRIBUTES)
+    result = run("-m", "blkc.as_triton", str(script))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        str([float(i) for i in range(8)]),
+        "True",
+        "Target",
+        "refused: True",
+    ]
