@@ -7,6 +7,9 @@ the host CPU, so a changed tool or machine never reuses stale code (the sources'
 are kept in the root by each file's stat, so that a new process reads none that did not
 change). An entry holds a JSON description, the optimized LLVM IR of each variant and
 the object code MCJIT produced for it (the native pool's entry: its IR and object code).
+A process whose blkc sources change on disk after it hashed them (a new blkc installed
+while it runs) stores nothing more: modules it imports later would be the new code under
+the old key (`sources_changed`).
 
 What the cache trusts: a file is read only if it starts with the SHA-256 of the rest (a
 truncated or altered file, from a full disk, a crash or a bad copy, is rebuilt with one
@@ -102,7 +105,15 @@ def _compiler_source() -> str:
         assert spec is not None and spec.submodule_search_locations is not None, name
         roots.update(spec.submodule_search_locations)
     root = directory() if enabled() else None
-    return sources_digest(sorted(roots), root)
+    global _hashed_sources
+    digest, signatures = _digest_and_signatures(sorted(roots), root)
+    _hashed_sources = (sorted(roots), signatures)
+    return digest
+
+
+_hashed_sources: tuple[list[str], dict[str, list[int]]] | None = None
+"""The roots of blkc's sources and their files' stat signatures when `_compiler_source`
+hashed them (None before)."""
 
 
 SETTLED_NS = 2 * 10**9
@@ -116,6 +127,13 @@ def sources_digest(roots: list[str], cache_root: Path | None) -> str:
     change times: an edit, even one that restores the modification time, changes the
     change time), for files that last changed `SETTLED_NS` ago or more, so that a warm
     start reads no unchanged source."""
+    return _digest_and_signatures(roots, cache_root)[0]
+
+
+def _digest_and_signatures(
+    roots: list[str], cache_root: Path | None
+) -> tuple[str, dict[str, list[int]]]:
+    """`sources_digest`, and the stat signatures of the files it hashed."""
     named = hashlib.sha256("\0".join(roots).encode()).hexdigest()[:16]
     manifest = None if cache_root is None else cache_root / f"sources-{named}.json"
     known = _load_json(manifest) if manifest is not None else None
@@ -123,23 +141,60 @@ def sources_digest(roots: list[str], cache_root: Path | None) -> str:
     settled = time.time_ns() - SETTLED_NS
     kept: dict[str, list[object]] = {}
     digest = hashlib.sha256()
-    for path in _python_files(roots):
-        try:
-            info = os.stat(path)
-        except FileNotFoundError:
-            continue  # removed since it was listed
-        signature = [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+    seen = _signatures(roots)
+    for path, signature in seen.items():
         entry = known.get(path)
         if isinstance(entry, list) and len(entry) == 2 and entry[0] == signature:
             hashed = entry[1]
         else:
             hashed = _file_hash(path)
-        if max(info.st_mtime_ns, info.st_ctime_ns) < settled:
+        if max(signature[3], signature[4]) < settled:  # modified, changed
             kept[path] = [signature, hashed]
         digest.update(hashed.encode())
     if manifest is not None and kept != known:
         _write(manifest, json.dumps(kept).encode())
-    return digest.hexdigest()
+    return digest.hexdigest(), seen
+
+
+def _signatures(roots: list[str]) -> dict[str, list[int]]:
+    """Each Python file under `roots` and its stat signature (device, inode, size,
+    modification and change times)."""
+    found = {}
+    for path in _python_files(roots):
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            continue  # removed since it was listed
+        found[path] = [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+    return found
+
+
+def sources_changed() -> bool:
+    """Whether blkc's sources changed on disk since this process hashed them for its
+    keys (a new blkc installed, or its files edited, while the process runs). Such a
+    process may run new code from modules it imports later under the old key, and what it
+    compiled would then be stored for processes that run the old code: it stores nothing
+    (`store_meta`, `store_binary`)."""
+    if _hashed_sources is None:
+        return False  # no key of this process hashed them yet
+    roots, seen = _hashed_sources
+    return _signatures(roots) != seen
+
+
+_changed_warned = False
+
+
+def _storable() -> bool:
+    global _changed_warned
+    if not sources_changed():
+        return True
+    if not _changed_warned:
+        _changed_warned = True
+        _warn(
+            "blkc's sources changed on disk since this process started; it no longer "
+            "stores compiled kernels in the disk cache (restart it to use the new blkc)"
+        )
+    return False
 
 
 def _file_hash(path: str) -> str:
@@ -321,7 +376,7 @@ def load_meta(entry_key: str) -> dict[str, Any] | None:
 
 def store_meta(entry_key: str, meta: dict[str, Any]) -> None:
     folder = _entry(entry_key)
-    if folder is not None:
+    if folder is not None and _storable():
         data = json.dumps(meta).encode()
         _write(folder / "kernel.json", data)
         _evict(folder.parent, len(data))
@@ -339,7 +394,7 @@ def load_binary(entry_key: str, variant: str) -> tuple[str, bytes] | None:
 
 def store_binary(entry_key: str, variant: str, llvm_ir: str, obj: bytes) -> None:
     folder = _entry(entry_key)
-    if folder is not None:
+    if folder is not None and _storable():
         _write(folder / f"{variant}.ll", llvm_ir.encode())
         _write(folder / f"{variant}.o", obj)
         _evict(folder.parent, len(llvm_ir) + len(obj))

@@ -146,3 +146,27 @@ def test_clearing_the_cache_removes_the_kept_hashes(
     cache.sources_digest(sources, tmp_path)
     cache.clear()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_process_whose_sources_changed_stores_no_kernels(
+    sources: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that hashed blkc's sources and then sees them change (a new blkc
+    installed, files edited) may run new code under its old key: it stores nothing more,
+    with one warning, while it still reads what is stored."""
+    monkeypatch.setenv("BLKC_CACHE_DIR", str(tmp_path / "cache"))
+    _, signatures = cache._digest_and_signatures(sources, None)
+    monkeypatch.setattr(cache, "_hashed_sources", (sources, signatures))
+    monkeypatch.setattr(cache, "_changed_warned", False)
+    cache.store_meta("before", {"kept": 1})
+    assert cache.load_meta("before") == {"kept": 1} and not cache.sources_changed()
+    Path(sources[0], "inner", "second.py").write_text("B = 3\n")
+    assert cache.sources_changed()
+    with pytest.warns(cache.CacheWarning, match="sources changed on disk"):
+        cache.store_meta("after", {"kept": 2})
+    cache.store_binary("after", "variant", "ir", b"object")  # no second warning
+    assert cache.load_meta("after") is None and cache.load_binary("after", "variant") is None
+    assert cache.load_meta("before") == {"kept": 1}
+    Path(sources[0], "third.py").write_text("C = 1\n")  # a new file counts too
+    Path(sources[0], "inner", "second.py").write_text("B = 2\n")
+    assert cache.sources_changed()
