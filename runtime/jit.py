@@ -17,7 +17,10 @@ from typing import Any
 
 import llvmlite.binding as llvm
 
-_lock = threading.Lock()
+context_lock = threading.Lock()
+"""Held by every use of LLVM's global context in this process (parsing, optimizing and
+compiling modules in it, here and in `runtime.ptx`): the context is not thread-safe."""
+_lock = context_lock
 
 
 def _runtime_symbols() -> None:

@@ -781,7 +781,7 @@ class FunctionEmitter:
         b = self.builder
         if name in special_math.FUNCTIONS:  # float64 code here, float32 rounded once
             wide = args[0] if t == ir.DoubleType() else b.fpext(args[0], ir.DoubleType())
-            result = b.call(special_math.function(self.module, name), [wide])
+            result = b.call(special_function(self.module, name), [wide])
             self.set(op, result if t == ir.DoubleType() else b.fptrunc(result, t))
         elif name in _BESSEL:  # the C library's, in float64 (float32 rounded once)
             f64 = ir.DoubleType()
@@ -841,6 +841,85 @@ _NAMED_INTRINSICS = {
     "copysign": "llvm.copysign",
 }
 """The functions of `blk.math` and `blk.math2` that are LLVM intrinsics it vectorizes."""
+
+
+# ------------------------------------------------------------------------------------
+# The special functions (`special_math`) as LLVM IR
+# ------------------------------------------------------------------------------------
+
+_F64 = ir.DoubleType()
+
+
+class LlvmArithmetic:
+    """`special_math.Arithmetic` on LLVM double values, built with `b` in `module`."""
+
+    def __init__(self, module: ir.Module, b: ir.IRBuilder):
+        self.module, self.b = module, b
+
+    def c(self, value: float) -> ir.Value:
+        return ir.Constant(_F64, value)
+
+    def add(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.fadd(x, y)
+
+    def sub(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.fsub(x, y)
+
+    def mul(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.fmul(x, y)
+
+    def div(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.fdiv(x, y)
+
+    def _declared(self, name: str, arity: int) -> ir.Function:
+        existing = self.module.globals.get(name)
+        if isinstance(existing, ir.Function):
+            return existing
+        return ir.Function(self.module, ir.FunctionType(_F64, [_F64] * arity), name=name)
+
+    def fma(self, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
+        return self.b.call(self._declared("llvm.fma.f64", 3), [x, y, z])
+
+    def abs(self, x: ir.Value) -> ir.Value:
+        return self.b.call(self._declared("llvm.fabs.f64", 1), [x])
+
+    def sqrt(self, x: ir.Value) -> ir.Value:
+        return self.b.call(self._declared("llvm.sqrt.f64", 1), [x])
+
+    def rint(self, x: ir.Value) -> ir.Value:
+        return self.b.call(self._declared("llvm.rint.f64", 1), [x])
+
+    def copysign(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.call(self._declared("llvm.copysign.f64", 2), [x, y])
+
+    def call(self, name: str, x: ir.Value) -> ir.Value:
+        return self.b.call(self._declared(name, 1), [x])
+
+    def less(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.fcmp_ordered("<", x, y)
+
+    def equal(self, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.fcmp_ordered("==", x, y)
+
+    def either(self, p: ir.Value, q: ir.Value) -> ir.Value:
+        return self.b.or_(p, q)
+
+    def select(self, p: ir.Value, x: ir.Value, y: ir.Value) -> ir.Value:
+        return self.b.select(p, x, y)
+
+
+def special_function(module: ir.Module, name: str) -> ir.Function:
+    """``double @blkc.<name>.f64(double)`` in `module`, defined once (internal): the
+    special function `name` of `special_math`."""
+    symbol = f"blkc.{name}.f64"
+    existing = module.globals.get(symbol)
+    if isinstance(existing, ir.Function):
+        return existing
+    fn = ir.Function(module, ir.FunctionType(_F64, [_F64]), name=symbol)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    b.ret(special_math.FUNCTIONS[name](LlvmArithmetic(module, b), fn.args[0]))
+    return fn
 
 
 # ------------------------------------------------------------------------------------

@@ -13,17 +13,16 @@ import re
 import shutil
 import subprocess
 import tempfile
-import threading
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import llvmlite.binding as llvm
 
-from blkc.runtime.jit import optimize
+from blkc.runtime.jit import context_lock, optimize
 from blkc.runtime.nvptx_codegen import TRIPLE
 
-_lock = threading.Lock()
+_lock = context_lock  # LLVM's global context, which the CPU's compilations use too
 
 
 @cache

@@ -3,8 +3,10 @@ erfcx normcdfinv cyl_bessel_i0 cyl_bessel_i1`, in float64 (float32 computes here
 rounds once).
 
 Each is written once, branch-free, over `Arithmetic`: `runtime/llvm_emitter` instantiates
-it with an LLVM IR builder (`LlvmArithmetic`, scalar code calling the C library's `erf`,
-`erfc`, `exp`, `log`, `sin`, `cos`), the interpreter with NumPy (`NumpyArithmetic`).
+it with an LLVM IR builder (`llvm_emitter.LlvmArithmetic`, scalar code calling the C
+library's `erf`, `erfc`, `exp`, `log`, `sin`, `cos`), the interpreter with NumPy
+(`NumpyArithmetic`). This module belongs to the interpreter's layer, below the code
+generators, which read the same descriptions.
 
 - `sinpi`, `cospi`: x reduced exactly to r in [-1, 1] (x - 2 rint(x / 2)), folded to
   [-1/2, 1/2] exactly, then sin(pi r) with pi in two parts. Integers give zeros of x's
@@ -27,10 +29,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Protocol
 
-import llvmlite.ir as ir
 import numpy as np
-
-F64 = ir.DoubleType()
 
 V = Any
 """A value of the arithmetic (an LLVM value, a NumPy array)."""
@@ -316,79 +315,3 @@ def evaluate(name: str, x: np.ndarray) -> np.ndarray:
     """The function `name` of the float64 array `x` (the interpreter's)."""
     with np.errstate(all="ignore"):
         return np.asarray(FUNCTIONS[name](NumpyArithmetic(), np.asarray(x, np.float64)))
-
-
-# ------------------------------------------------------------------------------------
-# LLVM IR (the CPU targets)
-# ------------------------------------------------------------------------------------
-
-
-class LlvmArithmetic:
-    """`Arithmetic` on LLVM double values, built with `b` in `module`."""
-
-    def __init__(self, module: ir.Module, b: ir.IRBuilder):
-        self.module, self.b = module, b
-
-    def c(self, value: float) -> V:
-        return ir.Constant(F64, value)
-
-    def add(self, x: V, y: V) -> V:
-        return self.b.fadd(x, y)
-
-    def sub(self, x: V, y: V) -> V:
-        return self.b.fsub(x, y)
-
-    def mul(self, x: V, y: V) -> V:
-        return self.b.fmul(x, y)
-
-    def div(self, x: V, y: V) -> V:
-        return self.b.fdiv(x, y)
-
-    def _declared(self, name: str, arity: int) -> ir.Function:
-        existing = self.module.globals.get(name)
-        if isinstance(existing, ir.Function):
-            return existing
-        return ir.Function(self.module, ir.FunctionType(F64, [F64] * arity), name=name)
-
-    def fma(self, x: V, y: V, z: V) -> V:
-        return self.b.call(self._declared("llvm.fma.f64", 3), [x, y, z])
-
-    def abs(self, x: V) -> V:
-        return self.b.call(self._declared("llvm.fabs.f64", 1), [x])
-
-    def sqrt(self, x: V) -> V:
-        return self.b.call(self._declared("llvm.sqrt.f64", 1), [x])
-
-    def rint(self, x: V) -> V:
-        return self.b.call(self._declared("llvm.rint.f64", 1), [x])
-
-    def copysign(self, x: V, y: V) -> V:
-        return self.b.call(self._declared("llvm.copysign.f64", 2), [x, y])
-
-    def call(self, name: str, x: V) -> V:
-        return self.b.call(self._declared(name, 1), [x])
-
-    def less(self, x: V, y: V) -> V:
-        return self.b.fcmp_ordered("<", x, y)
-
-    def equal(self, x: V, y: V) -> V:
-        return self.b.fcmp_ordered("==", x, y)
-
-    def either(self, p: V, q: V) -> V:
-        return self.b.or_(p, q)
-
-    def select(self, p: V, x: V, y: V) -> V:
-        return self.b.select(p, x, y)
-
-
-def function(module: ir.Module, name: str) -> ir.Function:
-    """``double @blkc.<name>.f64(double)`` in `module`, defined once (internal)."""
-    symbol = f"blkc.{name}.f64"
-    existing = module.globals.get(symbol)
-    if isinstance(existing, ir.Function):
-        return existing
-    fn = ir.Function(module, ir.FunctionType(F64, [F64]), name=symbol)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    b.ret(FUNCTIONS[name](LlvmArithmetic(module, b), fn.args[0]))
-    return fn

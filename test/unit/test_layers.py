@@ -39,7 +39,11 @@ LAYERS: tuple[Layer, ...] = (
     # Rewrites of the IR and their analyses.
     Layer("passes", 2, ("blkc.passes",)),
     # The reference interpreter runs strict IR as the semantics say, without the passes.
-    Layer("interpreter", 2, ("blkc.runtime.interpreter", "blkc.runtime.numerics")),
+    Layer(
+        "interpreter",
+        2,
+        ("blkc.runtime.interpreter", "blkc.runtime.numerics", "blkc.runtime.special_math"),
+    ),
     # Code generation, JIT, launching, the kernel cache.
     Layer("runtime", 3, ("blkc.runtime",)),
     # The pipeline, kernels, targets, backends, jit, the frontends and the language.
