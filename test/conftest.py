@@ -47,6 +47,27 @@ def _in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
     return results
 
 
+def _launch_on(kernel: Any, target: str, grid: tuple[int, ...], *args: Any, **meta: Any) -> None:
+    """`kernel[grid](*args, **meta)` compiled for `target`, or, for "interpreter", its
+    loose IR made strict and run by the reference interpreter."""
+    if target != "interpreter":
+        kernel[grid](*args, target=target, **meta)
+        return
+    import blkc
+    from blkc.runtime import interpreter
+
+    loose = kernel.warmup(*args, **meta).asm["loose"]
+    module = blkc.run_pipeline(blkc.parse(loose, "kernel.mlir"), "to-strict{warn=false}")
+    interpreter.run(module, None, grid, list(args))
+
+
+@pytest.fixture
+def launch_on() -> Callable[..., None]:
+    """``launch_on(kernel, target, grid, *args, **meta)``: a `@blkc.jit` launch on a
+    compiled target or the reference interpreter (see `_launch_on`)."""
+    return _launch_on
+
+
 @pytest.fixture
 def in_threads() -> Callable[[int, Callable[[int], Any]], list[Any]]:
     """``in_threads(count, work)``: `work(i)` on `count` threads started together (see

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy
 import pytest
@@ -10,20 +11,9 @@ import pytest
 import blkc
 import blkc.language as tl
 from blkc import targets
-from blkc.runtime import interpreter, ptx
+from blkc.runtime import ptx
 
 TARGETS = ["cpu", "cpu-simt", "interpreter"]
-
-
-def launch(
-    kernel: blkc.JITFunction, grid: tuple[int, ...], target: str, *args: object, **meta: object
-) -> None:
-    if target != "interpreter":
-        kernel[grid](*args, target=target, **meta)
-        return
-    loose = kernel.warmup(*args, **meta).asm["loose"]
-    module = blkc.run_pipeline(blkc.parse(loose, "kernel.mlir"), "to-strict{warn=false}")
-    interpreter.run(module, None, grid, list(args))
 
 
 @blkc.jit
@@ -32,11 +22,11 @@ def poll_once(flag, out, timeout_ns):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_a_timeout_ends_the_wait(target: str) -> None:
+def test_a_timeout_ends_the_wait(target: str, launch_on: Callable[..., None]) -> None:
     for initial, budget, seen in ((1, 0, True), (0, 0, False), (0, 3_000_000, False)):
         flag, out = numpy.array([initial], numpy.int32), numpy.zeros(1, numpy.bool_)
         start = time.perf_counter()
-        launch(poll_once, (1,), target, flag, out, budget)
+        launch_on(poll_once, target, (1,), flag, out, budget)
         assert out[0] == seen
         if not seen:
             assert time.perf_counter() - start >= budget * 1e-9
@@ -50,10 +40,10 @@ def poll_block(flags, out, N: tl.constexpr):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_each_element_is_polled(target: str) -> None:
+def test_each_element_is_polled(target: str, launch_on: Callable[..., None]) -> None:
     flags = numpy.array([0, 5, 2, 3, -1, 5, 6, 0], numpy.int64)
     out = numpy.zeros(8, numpy.bool_)
-    launch(poll_block, (1,), target, flags, out, N=8)
+    launch_on(poll_block, target, (1,), flags, out, N=8)
     assert out.tolist() == (flags == numpy.arange(8)).tolist()
 
 

@@ -5,7 +5,7 @@ with each dtype shown as its own (unsigned, bfloat16, float16)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import ml_dtypes
 import numpy
@@ -13,20 +13,8 @@ import pytest
 
 import blkc
 import blkc.language as tl
-from blkc.runtime import interpreter
 
 TARGETS = ["cpu", "cpu-simt", "interpreter"]
-
-
-def launch(
-    kernel: blkc.JITFunction, target: str, grid: tuple[int, ...], *args: Any, **meta: Any
-) -> None:
-    if target != "interpreter":
-        kernel[grid](*args, target=target, **meta)
-        return
-    loose = kernel.warmup(*args, **meta).asm["loose"]
-    module = blkc.run_pipeline(blkc.parse(loose, "kernel.mlir"), "to-strict{warn=false}")
-    interpreter.run(module, None, grid, list(args))
 
 
 def printed(capfd: pytest.CaptureFixture[str]) -> list[str]:
@@ -40,10 +28,10 @@ def show_block(x_ptr, BLOCK: tl.constexpr):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_block_prints_a_line_per_element_with_its_index_padded(
-    target: str, capfd: pytest.CaptureFixture[str]
+    target: str, capfd: pytest.CaptureFixture[str], launch_on: Callable[..., None]
 ) -> None:
     x = numpy.arange(12, dtype=numpy.float32) - 2.5
-    launch(show_block, target, (1,), x, BLOCK=8)
+    launch_on(show_block, target, (1,), x, BLOCK=8)
     lines = printed(capfd)
     assert sorted(lines) == sorted(
         f"pid (0, 0, 0) idx ({i}) x: {v:f}" for i, v in enumerate(x[:8].tolist())
@@ -59,10 +47,10 @@ def show_2d(x_ptr, ROWS: tl.constexpr, COLS: tl.constexpr):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_each_index_is_padded_to_the_digits_of_its_dimension_and_pids_show(
-    target: str, capfd: pytest.CaptureFixture[str]
+    target: str, capfd: pytest.CaptureFixture[str], launch_on: Callable[..., None]
 ) -> None:
     x = numpy.arange(2 * 16, dtype=numpy.int32)
-    launch(show_2d, target, (2,), x, ROWS=2, COLS=16)
+    launch_on(show_2d, target, (2,), x, ROWS=2, COLS=16)
     lines = printed(capfd)
     expected = [
         f"pid ({p}, 0, 0) idx ({r}, {c:2}) v =: {r * 16 + c + p}"
@@ -84,12 +72,14 @@ def show_kinds(u_ptr, b_ptr, h_ptr, i_ptr, BLOCK: tl.constexpr):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_each_dtype_prints_as_itself(target: str, capfd: pytest.CaptureFixture[str]) -> None:
+def test_each_dtype_prints_as_itself(
+    target: str, capfd: pytest.CaptureFixture[str], launch_on: Callable[..., None]
+) -> None:
     u = numpy.array([1, 0xFFFFFFFF], numpy.uint32)
     b = numpy.array([0.5, -3], ml_dtypes.bfloat16)
     h = numpy.array([0.1, 6], numpy.float16)
     i = numpy.array([-1, 26], numpy.int8)
-    launch(show_kinds, target, (1,), u, b, h, i, BLOCK=2)
+    launch_on(show_kinds, target, (1,), u, b, h, i, BLOCK=2)
     lines = set(printed(capfd))
     assert lines == {
         "pid (0, 0, 0) idx (0) u: 1",
@@ -120,9 +110,9 @@ def show_several(x_ptr, n, BLOCK: tl.constexpr):
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_several_values_print_one_after_another_with_operand_labels(
-    target: str, capfd: pytest.CaptureFixture[str]
+    target: str, capfd: pytest.CaptureFixture[str], launch_on: Callable[..., None]
 ) -> None:
-    launch(show_several, target, (1,), numpy.array([1, 2], numpy.int32), 7, BLOCK=2)
+    launch_on(show_several, target, (1,), numpy.array([1, 2], numpy.int32), 7, BLOCK=2)
     lines = printed(capfd)
     assert lines == [
         "pid (0, 0, 0) idx (0) several: (operand 0) 1",
