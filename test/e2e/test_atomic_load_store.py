@@ -3,10 +3,12 @@ integer and float element type, masked, as acquire and release."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import ml_dtypes
 import numpy
 import pytest
-from test_atomic_poll import TARGETS, launch
+from test_atomic_poll import TARGETS
 
 import blkc
 import blkc.language as tl
@@ -29,7 +31,9 @@ DTYPES = [
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: numpy.dtype(d).name)
-def test_loads_and_stores_copy_the_bits(target: str, dtype: type) -> None:
+def test_loads_and_stores_copy_the_bits(
+    target: str, dtype: type, launch_on: Callable[..., None]
+) -> None:
     rng = numpy.random.default_rng(1)
     if numpy.dtype(dtype).kind == "f" or dtype is ml_dtypes.bfloat16:
         src = rng.standard_normal(8).astype(dtype)
@@ -39,7 +43,7 @@ def test_loads_and_stores_copy_the_bits(target: str, dtype: type) -> None:
     dst = numpy.zeros(9, dtype)
     sentinel = numpy.array([1], dtype)[0]
     dst[5:8] = sentinel
-    launch(copy_atomically, (1,), target, src, dst, 5, N=8)
+    launch_on(copy_atomically, target, (1,), src, dst, 5, N=8)
     as_bits = numpy.uint8 if dtype is numpy.bool_ else f"u{numpy.dtype(dtype).itemsize}"
     assert dst[:5].view(as_bits).tolist() == src[:5].view(as_bits).tolist()
     assert dst[5:8].tolist() == [sentinel] * 3  # masked off: not written
