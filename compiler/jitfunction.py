@@ -296,6 +296,9 @@ class JITFunction(KeptLaunchers, _Launchable):
         self.do_not_specialize = {
             self.arg_names[d] if isinstance(d, int) else d for d in do_not_specialize
         }
+        self._unspecializable_constexprs = sorted(self.do_not_specialize & set(self.constexprs))
+        """Constexpr parameters listed in `do_not_specialize`: refused when it compiles, as
+        Triton refuses them."""
         self.params = [
             KernelParam(
                 i,
@@ -531,14 +534,14 @@ class JITFunction(KeptLaunchers, _Launchable):
         from blkc.kernel import compile_cached
         from blkc.promotion import default_policy
 
-        both = sorted(self.do_not_specialize & set(self.constexprs))
-        if both:
+        if self._unspecializable_constexprs:
             from blkc.diagnostics import error_at
             from blkc.frontend.cli import parameter_location
 
+            name = self._unspecializable_constexprs[0]
             raise error_at(
-                parameter_location(self, both[0]),
-                f"{both[0]} marked as constexpr and listed in do_not_specialize: a constexpr "
+                parameter_location(self, name),
+                f"{name} marked as constexpr and listed in do_not_specialize: a constexpr "
                 "is always specialized (compiled in); drop it from do_not_specialize",
             )
         policy = policy or self.policy or default_policy()

@@ -17,6 +17,7 @@ Kernels are `func.func` ops carrying the unit attribute `blk.kernel`; the module
 
 from __future__ import annotations
 
+import math
 from abc import ABC
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -2613,6 +2614,12 @@ class PrintOp(IRDLOperation):
         if operand is not None:
             props["operand"] = IntegerAttr(operand, i64)
         super().__init__(properties=props, operands=[list(args)])
+
+    @staticmethod
+    def widths_of(shape: Sequence[int]) -> list[int]:
+        """The widths the indices of a block of `shape` print with: the digits of each
+        dimension, ceil(log10(size)) as Triton pads them."""
+        return [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
 
     def widths(self) -> tuple[int, ...] | None:
         """The widths of the element form's indices; None for a print of whole values."""

@@ -14,7 +14,6 @@ scans and `dot` its own way.
 
 from __future__ import annotations
 
-import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -490,7 +489,7 @@ class BlockLowering(ABC):
         for number, arg in enumerate(op.args):
             label = number if several else None
             shape = shape_of(arg.type)
-            widths = [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
+            widths = blk.PrintOp.widths_of(shape)
 
             def body(
                 b: LoopBody,

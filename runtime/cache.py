@@ -106,8 +106,9 @@ def _compiler_source() -> str:
         roots.update(spec.submodule_search_locations)
     root = directory() if enabled() else None
     global _hashed_sources
-    digest, signatures = _digest_and_signatures(sorted(roots), root)
-    _hashed_sources = (sorted(roots), signatures)
+    ordered = sorted(roots)
+    digest, signatures = _digest_and_signatures(ordered, root)
+    _hashed_sources = (ordered, signatures)
     return digest
 
 
@@ -182,18 +183,20 @@ def sources_changed() -> bool:
 
 
 _changed_warned = False
+"""Whether this process found its sources changed (and warned): it stores nothing more."""
 
 
 def _storable() -> bool:
     global _changed_warned
+    if _changed_warned:
+        return False  # changed sources stay changed: no need to look again
     if not sources_changed():
         return True
-    if not _changed_warned:
-        _changed_warned = True
-        _warn(
-            "blkc's sources changed on disk since this process started; it no longer "
-            "stores compiled kernels in the disk cache (restart it to use the new blkc)"
-        )
+    _changed_warned = True
+    _warn(
+        "blkc's sources changed on disk since this process started; it no longer "
+        "stores compiled kernels in the disk cache (restart it to use the new blkc)"
+    )
     return False
 
 

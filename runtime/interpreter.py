@@ -783,23 +783,23 @@ def _print(frame: _Frame, op: blk.PrintOp) -> Sequence[Value]:
         print(f"{pid}{prefix}")
         return ()
     hex_ = op.hex is not None
+
+    def line(index: Sequence[int], widths: Sequence[int], label: int | None, value: Value) -> None:
+        where = ", ".join(f"{int(i):{w}d}" for i, w in zip(index, widths, strict=True))
+        labelled = "" if label is None else f"(operand {label}) "
+        print(f"{pid} idx ({where}){prefix}{labelled}{_element_text(value, hex_)}")
+
     widths = op.widths()
     if widths is not None:  # one element, after its indices
         *where, value = (frame.get(v) for v in op.args)
-        label = "" if op.operand is None else f"(operand {op.operand.value.data}) "
-        idx = ", ".join(f"{int(i):{w}d}" for i, w in zip(where, widths, strict=True))
-        print(f"{pid} idx ({idx}){prefix}{label}{_element_text(value, hex_)}")
+        line(where, widths, None if op.operand is None else op.operand.value.data, value)
         return ()
     several = len(op.args) > 1
     for number, arg in enumerate(op.args):
-        value = frame.get(arg)
-        label = f"(operand {number}) " if several else ""
-        shape = shape_of(arg.type)
-        dims = [math.ceil(math.log10(d)) if d > 0 else 0 for d in shape]
+        value, shape = frame.get(arg), shape_of(arg.type)
+        dims = blk.PrintOp.widths_of(shape)
         for index in np.ndindex(*shape):
-            idx = ", ".join(f"{i:{w}d}" for i, w in zip(index, dims, strict=True))
-            element = _element(value, index)
-            print(f"{pid} idx ({idx}){prefix}{label}{_element_text(element, hex_)}")
+            line(index, dims, number if several else None, _element(value, index))
     return ()
 
 

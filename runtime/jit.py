@@ -19,8 +19,8 @@ import llvmlite.binding as llvm
 
 context_lock = threading.Lock()
 """Held by every use of LLVM's global context in this process (parsing, optimizing and
-compiling modules in it, here and in `runtime.ptx`): the context is not thread-safe."""
-_lock = context_lock
+compiling modules in it, here and in `runtime.ptx`), which is not thread-safe, and by
+every request to the compile worker (`compile_isolated`) and its retirement."""
 
 
 def _runtime_symbols() -> None:
@@ -151,7 +151,7 @@ class CompiledModule:
 
 def assembly(llvm_ir: str) -> str:
     """The host assembly of (optimized) LLVM IR text."""
-    with _lock:
+    with context_lock:
         tm = _target_machine(3)
         return tm.emit_assembly(llvm.parse_assembly(llvm_ir))
 
@@ -182,7 +182,7 @@ def compile_ir(
     With `object_code` (from an earlier compilation of the same optimized IR, on this
     machine), MCJIT loads it instead of generating code again.
     """
-    with _lock:
+    with context_lock:
         module, tm = _optimized(llvm_ir, opt, passes=not optimized)
         _check_symbols(module)
         optimized_ir = str(module)
@@ -201,7 +201,7 @@ def _optimized(
 ) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
     """`llvm_ir` parsed and, with `passes` and `opt` not 0, optimized at O`opt` with its
     marked stores made non-temporal (`mark_nontemporal`); and the target machine at
-    O`opt` (under `_lock`, or in the worker process)."""
+    O`opt` (under `context_lock`, or in the worker process)."""
     module, tm = _parsed(llvm_ir, opt)
     if opt and passes:
         optimize(module, tm, opt)
@@ -216,7 +216,7 @@ def _optimized(
 def object_code(llvm_ir: str, opt: int) -> bytes:
     """Optimize LLVM IR text at O`opt` and compile it to an object file for the host, to be
     loaded by `elf_loader` (no engine: its symbols are resolved there)."""
-    with _lock:
+    with context_lock:
         module, tm = _parsed(llvm_ir, opt)
         if opt:
             optimize(module, tm, opt)
@@ -242,9 +242,10 @@ def isolated() -> bool:
 
 
 def _optimized_object(llvm_ir: str, opt: int, check: bool = True) -> tuple[str, bytes]:
-    """`compile_ir`'s work without the engine (under `_lock`, or in the worker process): the
-    optimized IR and its object code; `check`: that the symbols it calls exist here (the
-    worker leaves that to the loader: symbols registered after its fork are not in it)."""
+    """`compile_ir`'s work without the engine (under `context_lock`, or in the worker
+    process): the optimized IR and its object code; `check`: that the symbols it calls
+    exist here (the worker leaves that to the loader: symbols registered after its fork
+    are not in it)."""
     module, tm = _optimized(llvm_ir, opt)
     if check:
         _check_symbols(module)
@@ -264,7 +265,7 @@ def compile_isolated(llvm_ir: str, opt: int, what: str) -> tuple[str, bytes]:
     shares); then it ends, so that the memory it shares with this process is this
     process's alone again (an array freed here stays in memory while a worker that
     forked with it lives). Where fork fails, the compilation runs here."""
-    with _lock:
+    with context_lock:
         for _ in range(2):
             worker = _Worker.running()
             if worker is None:
@@ -283,7 +284,7 @@ WORKER_IDLE = 2.0
 
 
 class _Worker:
-    """A process forked from this one that compiles LLVM IR on request (under `_lock`):
+    """A process forked from this one that compiles LLVM IR on request (under `context_lock`):
     requests and results are pickled tuples, each after its length (8 bytes), through two
     pipes; its stderr goes to a temporary file, read after each request."""
 
@@ -327,7 +328,7 @@ class _Worker:
         import signal
         import time
 
-        with _lock:
+        with context_lock:
             cls.timer = None
             worker = cls.current
             if worker is None or worker.owner != os.getpid():
@@ -468,7 +469,7 @@ def _serve(requests: int, results: int, messages: int) -> None:
 
 def _parsed(llvm_ir: str, opt: int) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
     """`llvm_ir` parsed and verified, and the host's target machine at O`opt`, the module
-    set to its triple and data layout (under `_lock`)."""
+    set to its triple and data layout (under `context_lock`)."""
     initialize()
     module = llvm.parse_assembly(llvm_ir)
     module.verify()

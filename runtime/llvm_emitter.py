@@ -55,6 +55,7 @@ from blkc.runtime.llvm_ir import ir
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 PTR = ir.PointerType()
+_F64 = ir.DoubleType()
 
 
 class CodegenError(Exception):
@@ -705,8 +706,6 @@ class FunctionEmitter:
         width = value.type.width  # type: ignore[attr-defined]
         if width == 64:
             return value
-        if width > 64:
-            return self.builder.trunc(value, I64)
         extend = self.builder.sext if signed and width > 1 else self.builder.zext
         return extend(value, I64)
 
@@ -779,17 +778,18 @@ class FunctionEmitter:
         args = [self.get(v) for v in op.operands]
         t = args[0].type
         b = self.builder
-        if name in special_math.FUNCTIONS:  # float64 code here, float32 rounded once
-            wide = args[0] if t == ir.DoubleType() else b.fpext(args[0], ir.DoubleType())
-            result = b.call(special_function(self.module, name), [wide])
-            self.set(op, result if t == ir.DoubleType() else b.fptrunc(result, t))
-        elif name in _BESSEL:  # the C library's, in float64 (float32 rounded once)
-            f64 = ir.DoubleType()
-            wide = [a if a.type == f64 else b.fpext(a, f64) for a in args]
-            if name in ("jn", "yn"):  # C's int order first
-                wide[0] = self.intrinsic("llvm.fptosi.sat", I32, [wide[0]], [I32, f64])
-            result = b.call(self.declare(name, f64, [a.type for a in wide]), wide)
-            self.set(op, result if t == f64 else b.fptrunc(result, t))
+        if name in special_math.FUNCTIONS or name in _BESSEL:
+            # float64 code (blkc's own, or the C library's Bessel functions); float32
+            # rounded once
+            wide = [a if a.type == _F64 else b.fpext(a, _F64) for a in args]
+            if name in special_math.FUNCTIONS:
+                fn = self.special_function(name)
+            else:
+                if name in ("jn", "yn"):  # C's int order first
+                    wide[0] = self.intrinsic("llvm.fptosi.sat", I32, [wide[0]], [I32, _F64])
+                fn = self.declare(name, _F64, [a.type for a in wide])
+            result = b.call(fn, wide)
+            self.set(op, result if t == _F64 else b.fptrunc(result, t))
         elif t == ir.FloatType() and name in vector_math.NAMED:
             self.set(op, b.call(vector_math.NAMED[name](self.module), args))
         elif name in _NAMED_INTRINSICS:
@@ -800,6 +800,19 @@ class FunctionEmitter:
         else:
             symbol = name + ("f" if t == ir.FloatType() else "")
             self.set(op, b.call(self.declare(symbol, t, [a.type for a in args]), args))
+
+    def special_function(self, name: str) -> ir.Function:
+        """``double @blkc.<name>.f64(double)``, defined once in the module (internal): the
+        special function `name` of `special_math`."""
+        symbol = f"blkc.{name}.f64"
+        existing = self.module.globals.get(symbol)
+        if isinstance(existing, ir.Function):
+            return existing
+        fn = ir.Function(self.module, ir.FunctionType(_F64, [_F64]), name=symbol)
+        fn.linkage = "internal"
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        b.ret(special_math.FUNCTIONS[name](LlvmArithmetic(b, self.declare), fn.args[0]))
+        return fn
 
     def intrinsic(
         self,
@@ -847,14 +860,15 @@ _NAMED_INTRINSICS = {
 # The special functions (`special_math`) as LLVM IR
 # ------------------------------------------------------------------------------------
 
-_F64 = ir.DoubleType()
-
 
 class LlvmArithmetic:
-    """`special_math.Arithmetic` on LLVM double values, built with `b` in `module`."""
+    """`special_math.Arithmetic` on LLVM double values, built with `b`; functions come
+    from `declare` (`FunctionEmitter.declare`)."""
 
-    def __init__(self, module: ir.Module, b: ir.IRBuilder):
-        self.module, self.b = module, b
+    def __init__(
+        self, b: ir.IRBuilder, declare: Callable[[str, ir.Type, Sequence[ir.Type]], ir.Function]
+    ):
+        self.b, self.declare = b, declare
 
     def c(self, value: float) -> ir.Value:
         return ir.Constant(_F64, value)
@@ -872,10 +886,7 @@ class LlvmArithmetic:
         return self.b.fdiv(x, y)
 
     def _declared(self, name: str, arity: int) -> ir.Function:
-        existing = self.module.globals.get(name)
-        if isinstance(existing, ir.Function):
-            return existing
-        return ir.Function(self.module, ir.FunctionType(_F64, [_F64] * arity), name=name)
+        return self.declare(name, _F64, [_F64] * arity)
 
     def fma(self, x: ir.Value, y: ir.Value, z: ir.Value) -> ir.Value:
         return self.b.call(self._declared("llvm.fma.f64", 3), [x, y, z])
@@ -906,20 +917,6 @@ class LlvmArithmetic:
 
     def select(self, p: ir.Value, x: ir.Value, y: ir.Value) -> ir.Value:
         return self.b.select(p, x, y)
-
-
-def special_function(module: ir.Module, name: str) -> ir.Function:
-    """``double @blkc.<name>.f64(double)`` in `module`, defined once (internal): the
-    special function `name` of `special_math`."""
-    symbol = f"blkc.{name}.f64"
-    existing = module.globals.get(symbol)
-    if isinstance(existing, ir.Function):
-        return existing
-    fn = ir.Function(module, ir.FunctionType(_F64, [_F64]), name=symbol)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
-    b.ret(special_math.FUNCTIONS[name](LlvmArithmetic(module, b), fn.args[0]))
-    return fn
 
 
 # ------------------------------------------------------------------------------------

@@ -22,8 +22,6 @@ import llvmlite.binding as llvm
 from blkc.runtime.jit import context_lock, optimize
 from blkc.runtime.nvptx_codegen import TRIPLE
 
-_lock = context_lock  # LLVM's global context, which the CPU's compilations use too
-
 
 @cache
 def _initialize() -> None:
@@ -83,7 +81,7 @@ def _link_libdevice(module: llvm.ModuleRef) -> None:
 def compile_to_ptx(llvm_ir: str, arch: str, opt: int = 3) -> tuple[str, str]:
     """Optimize NVPTX LLVM IR for `arch` (`sm_80`, `sm_90`, ...) and emit PTX; return the
     optimized IR and the PTX text."""
-    with _lock:
+    with context_lock:  # LLVM's global context, which the CPU's compilations use too
         tm = _target_machine(arch, opt)
         module = llvm.parse_assembly(llvm_ir)
         module.triple = TRIPLE

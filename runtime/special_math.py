@@ -115,10 +115,15 @@ _GILES_TAIL = (
 )  # fmt: skip
 
 
+def _giles_central(a: Arithmetic, w: V, x: V) -> V:
+    """Giles' erfinv(x) for w = -log(1 - x*x) below 5."""
+    return a.mul(_poly(a, a.sub(w, a.c(2.5)), _GILES_CENTRAL), x)
+
+
 def _erfinv_central(a: Arithmetic, x: V) -> V:
     """erfinv(x) for |x| <= 1/2: Newton's method on erf(y) = x, three steps."""
     w = a.sub(a.c(0.0), a.call("log", a.mul(a.sub(a.c(1.0), x), a.add(a.c(1.0), x))))
-    y = a.mul(_poly(a, a.sub(w, a.c(2.5)), _GILES_CENTRAL), x)
+    y = _giles_central(a, w, x)
     for _ in range(3):
         slope = a.mul(a.c(_TWO_OVER_SQRT_PI), a.call("exp", a.mul(a.sub(a.c(0.0), y), y)))
         y = a.sub(y, a.div(a.sub(a.call("erf", y), x), slope))
@@ -133,7 +138,7 @@ def _erfcinv_tail(a: Arithmetic, q: V) -> V:
     log_q = a.call("log", q)
     w = a.sub(a.c(0.0), a.call("log", a.mul(q, a.sub(a.c(2.0), q))))
     giles = a.mul(_poly(a, a.sub(a.sqrt(w), a.c(3.0)), _GILES_TAIL), a.sub(a.c(1.0), q))
-    giles = a.select(a.less(w, a.c(5.0)), _erfinv_central_guess(a, w, q), giles)
+    giles = a.select(a.less(w, a.c(5.0)), _giles_central(a, w, a.sub(a.c(1.0), q)), giles)
     t = a.sub(a.c(0.0), log_q)
     asymptotic = a.sqrt(a.sub(t, a.call("log", a.sqrt(a.mul(a.c(math.pi), t)))))
     y = a.select(a.less(w, a.c(16.0)), giles, asymptotic)
@@ -144,10 +149,6 @@ def _erfcinv_tail(a: Arithmetic, q: V) -> V:
         g = a.sub(a.sub(a.sub(a.call("log", e), log_q), square), low)
         y = a.add(y, a.mul(g, a.mul(e, a.c(1 / _TWO_OVER_SQRT_PI))))
     return y
-
-
-def _erfinv_central_guess(a: Arithmetic, w: V, q: V) -> V:
-    return a.mul(_poly(a, a.sub(w, a.c(2.5)), _GILES_CENTRAL), a.sub(a.c(1.0), q))
 
 
 def erfcinv(a: Arithmetic, q: V) -> V:

@@ -903,7 +903,7 @@ def dot(
         raise s.error("give dot either input_precision or allow_tf32 (deprecated), not both")
     a, b = s.value(input, "dot's input"), s.value(other, "dot's other")
     imprecise = s.constant(max_num_imprecise_acc, "dot's max_num_imprecise_acc")
-    depth = s.shape_of(a)[-1] if s.shape_of(a) else None
+    depth = (s.shape_of(a) or [None])[-1]
     if imprecise is not None and depth is not None and imprecise > depth:
         raise s.error(
             f"dot's max_num_imprecise_acc ({imprecise}) is larger than the inner dimension "
