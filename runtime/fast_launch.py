@@ -159,8 +159,8 @@ class Stub:
 
     call: Any
     keep: list[Any]
-    """What the stub's code refers to: its compiled module, the objects whose addresses it
-    compares, its method definition."""
+    """What the stub's code refers to: its compiled module and the objects whose addresses
+    it compares."""
     variants: frozenset[bool] = frozenset()
     """The compiled variants it launches (True: the one for arrays that do not overlap);
     a launch needing another is left to Python."""
@@ -178,13 +178,23 @@ class _MethodDef(ctypes.Structure):
     ]
 
 
+_METHOD_DEFINITIONS: list[_MethodDef] = []
+"""Every stub's method definition, kept for the life of the process (a few dozen bytes
+each). A builtin function does not own the definition it points to, and CPython reads it
+when the function is freed (`meth_dealloc` reads its flags). A definition held only by
+what the function holds would be freed first wherever the garbage collector breaks a
+cycle through the function (it clears the other objects of the cycle in no set order):
+the function's deallocation then read freed memory, which crashed the process."""
+
+
 def _builtin(address: int, name: str, keep: list[Any]) -> Any:
     """A builtin function object whose C implementation is at `address`
     (``PyObject *f(PyObject *self, PyObject *const *args, Py_ssize_t nargs)``). Its `self`
-    is `keep`, which holds the method definition it points to (and whatever else the code
-    needs alive: its object code): the function keeps them alive as long as it lives."""
+    is `keep`, which holds whatever the code needs alive (its object code): the function
+    keeps it alive as long as it lives. Its method definition lives as long as the process
+    (`_METHOD_DEFINITIONS`)."""
     definition = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
-    keep.append(definition)
+    _METHOD_DEFINITIONS.append(definition)
     new = ctypes.pythonapi.PyCFunction_NewEx
     new.restype = ctypes.py_object
     new.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.py_object]

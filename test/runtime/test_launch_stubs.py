@@ -4,9 +4,12 @@ specialization, a bad argument, a large grid) goes through Python as before."""
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import subprocess
 import sys
 import textwrap
+import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -417,6 +420,33 @@ def test_a_stub_function_keeps_its_code_alive(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["None", "True"]
+
+
+def test_a_stub_function_collected_in_a_cycle_frees_no_memory_it_reads() -> None:
+    """CPython reads a builtin function's method definition when it frees the function.
+    The garbage collector breaks a cycle through the function by clearing its objects in
+    no set order: the definition must outlive the function whichever is cleared first.
+    Where a list the function held was the definition's only owner, the collector freed
+    it first and the function's deallocation read freed memory (which crashed the test
+    suite, at random, in a collection minutes later)."""
+    keep: list[Any] = []
+    function = fast_launch._builtin(0x1000, "probe", keep)  # never called
+    # The definition is what the function's `m_ml` (after the object header) points to.
+    definition_address = ctypes.c_void_p.from_address(id(function) + 16).value
+    [definition] = [
+        o
+        for o in gc.get_objects()
+        if isinstance(o, ctypes.Structure) and ctypes.addressof(o) == definition_address
+    ]
+    alive = weakref.ref(definition)
+    del definition
+    holder: dict[str, Any] = {"call": function}
+    other = [holder]
+    holder["other"] = other
+    keep.append(holder)  # keep -> holder -> function -> keep (its self); other <-> holder
+    del function, holder, other, keep
+    gc.collect()  # clears keep first; the holder, alive through other, frees the function
+    assert alive() is not None
 
 
 @blkc.jit
