@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: test demo venv lint clean
+.PHONY: test demo venv lint clean memcheck
 
 venv: $(STAMP)
 
@@ -20,6 +20,10 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py
+
+# Tests under valgrind's memcheck (slow: a file at a time, TESTS=test/runtime say).
+memcheck: $(STAMP)
+	test/memcheck/run.sh $(TESTS)
 
 lint: $(STAMP)
 	$(BIN)/python -m pip install --quiet ruff
