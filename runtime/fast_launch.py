@@ -652,11 +652,13 @@ def build(
     threshold: int,
     inline_always: bool = False,
     pool: Pooled | None = None,
+    owners: Sequence[object] = (),
 ) -> Stub:
     """Compile the stub of one kernel variant: `args` describe the positional arguments,
     `abi` the launcher's own parameters, `launchers` the address of each compiled variant
     (True: the one for arrays that do not overlap), `failures_address` the count of failed
-    assertions (int32).
+    assertions (int32); `owners` hold the code at those addresses, and the stub's function
+    keeps them alive (it may outlive whatever else held them).
 
     Where `elf_loader` loads objects, the stub's object code is kept in the disk cache
     under its IR text, which names every address it uses by a symbol (`_Emitter.link`):
@@ -672,7 +674,7 @@ def build(
         except (elf_loader.UnsupportedObject, elf_loader.DamagedObject):
             pass  # loaded through LLVM below
         else:
-            keep: list[Any] = [loaded, *emitter.keep]
+            keep: list[Any] = [loaded, *emitter.keep, *owners]
             call = _builtin(loaded.address(emitter.name), "blkc_launch_stub", keep)
             return Stub(call, keep, frozenset(launchers))
     from blkc.runtime.jit import add_symbols, compile_ir
@@ -685,7 +687,7 @@ def build(
         # milliseconds, paid by the second launch); O0 builds faster still, but its stubs
         # take about 20 ns longer per launch.
         compiled = compile_ir(text, opt=_OPT)
-    keep = [compiled, *emitter.keep]
+    keep = [compiled, *emitter.keep, *owners]
     call = _builtin(compiled.address(emitter.name), "blkc_launch_stub", keep)
     return Stub(call, keep, frozenset(launchers))
 

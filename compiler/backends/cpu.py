@@ -324,6 +324,7 @@ def launch_stub(kernel: Kernel, plan: list[Any], num_cpu_threads: int | None) ->
         launch.stream_threshold(),
         inline_always=inline_always,
         pool=None if inline_always else _pooled(binaries, num_cpu_threads),
+        owners=[b.compiled for b in binaries.values()],
     )
 
 
