@@ -178,23 +178,21 @@ class _MethodDef(ctypes.Structure):
     ]
 
 
-_METHOD_DEFINITIONS: list[_MethodDef] = []
-"""Every stub's method definition, kept for the life of the process (a few dozen bytes
-each). A builtin function does not own the definition it points to, and CPython reads it
-when the function is freed (`meth_dealloc` reads its flags). A definition held only by
-what the function holds would be freed first wherever the garbage collector breaks a
-cycle through the function (it clears the other objects of the cycle in no set order):
-the function's deallocation then read freed memory, which crashed the process."""
-
-
 def _builtin(address: int, name: str, keep: list[Any]) -> Any:
     """A builtin function object whose C implementation is at `address`
     (``PyObject *f(PyObject *self, PyObject *const *args, Py_ssize_t nargs)``). Its `self`
     is `keep`, which holds whatever the code needs alive (its object code): the function
-    keeps it alive as long as it lives. Its method definition lives as long as the process
-    (`_METHOD_DEFINITIONS`)."""
+    keeps it alive as long as it lives.
+
+    Its method definition is never freed (a few dozen bytes per stub): a builtin function
+    does not own the definition it points to, and CPython reads it whenever it traverses
+    or frees the function. A definition owned by anything else could be freed first: by
+    the garbage collector, which breaks a cycle through the function by clearing its
+    objects in no set order (the function's deallocation then read freed memory, which
+    crashed the process), or at interpreter exit, where module dictionaries are cleared
+    before the last collection traverses the functions still alive."""
     definition = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
-    _METHOD_DEFINITIONS.append(definition)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(definition))  # a reference never released
     new = ctypes.pythonapi.PyCFunction_NewEx
     new.restype = ctypes.py_object
     new.argtypes = [ctypes.POINTER(_MethodDef), ctypes.py_object, ctypes.py_object]
