@@ -3,8 +3,9 @@
 # found a stub's method definition freed before its function (a crash the suite hit at
 # random). `make memcheck` runs it; arguments are pytest's (default: the whole suite).
 #
-# - valgrind does not decode AVX-512: kernels are compiled without it
-#   (BLKC_CPU_FEATURES=-avx512f), into a cache of their own (.memcheck-cache), which a
+# - valgrind decodes neither AVX-512 nor AMD's SSE4A (extrq, insertq): kernels are compiled
+#   without them (BLKC_CPU_FEATURES=-avx512f,-sse4a), into a cache of their own
+#   (.memcheck-cache), which a
 #   first run without valgrind fills, so that LLVM does not run under valgrind (about
 #   fifty times slower there).
 # - PYTHONMALLOC=malloc hands every Python allocation to valgrind's allocator.
@@ -16,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "memcheck needs valgrind on PATH" >&2; exit 2; }
 export BLKC_CACHE_DIR="${BLKC_CACHE_DIR:-$PWD/.memcheck-cache}"
-export BLKC_CPU_FEATURES="${BLKC_CPU_FEATURES:--avx512f}"
+export BLKC_CPU_FEATURES="${BLKC_CPU_FEATURES:--avx512f,-sse4a}"
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(test)
 logs=$(mktemp -d "${TMPDIR:-/tmp}/blkc-memcheck-XXXXXX")
