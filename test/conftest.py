@@ -69,6 +69,18 @@ def launch_on() -> Callable[..., None]:
 
 
 @pytest.fixture
+def marker_line(request: pytest.FixtureRequest) -> Callable[[str], int]:
+    """``marker_line(marker)``: the 1-based line of the test's own file that ends with the
+    comment ``# <marker>`` (where a located error must point)."""
+    lines = request.path.read_text().splitlines()
+
+    def find(marker: str) -> int:
+        return next(i for i, text in enumerate(lines, 1) if text.rstrip().endswith(f"# {marker}"))
+
+    return find
+
+
+@pytest.fixture
 def in_threads() -> Callable[[int, Callable[[int], Any]], list[Any]]:
     """``in_threads(count, work)``: `work(i)` on `count` threads started together (see
     `_in_threads`)."""

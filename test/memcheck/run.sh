@@ -5,9 +5,8 @@
 #
 # - valgrind decodes neither AVX-512 nor AMD's SSE4A (extrq, insertq): kernels are compiled
 #   without them (BLKC_CPU_FEATURES=-avx512f,-sse4a), into a cache of their own
-#   (.memcheck-cache), which a
-#   first run without valgrind fills, so that LLVM does not run under valgrind (about
-#   fifty times slower there).
+#   (.memcheck-cache), which a first run without valgrind fills, so that LLVM does not run
+#   under valgrind (about fifty times slower there).
 # - PYTHONMALLOC=malloc hands every Python allocation to valgrind's allocator.
 # - suppressions.supp silences the C library's own reads that valgrind misjudges.
 #

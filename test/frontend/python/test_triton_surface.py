@@ -5,6 +5,7 @@ on a scalar, compared with the results Triton 3.9's interpreter gives for the sa
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy
 import pytest
@@ -563,11 +564,12 @@ def uses_cube(x_ptr, CASE: tl.constexpr):
         ("advance", "The result of tl.advance is not being used. tl.advance moves nothing"),
     ],
 )
-def test_a_dropped_result_that_must_be_used_is_a_located_error(case: str, text: str) -> None:
+def test_a_dropped_result_that_must_be_used_is_a_located_error(
+    case: str, text: str, marker_line: Callable[[str], int]
+) -> None:
     with pytest.raises(blkc.BlkcError) as info:
         uses_cube.warmup(numpy.zeros(4, numpy.float32), CASE=case, grid=(1,))
-    line = next(i for i, s in enumerate(open(__file__).read().splitlines(), 1) if f"# {case}" in s)
-    assert f"{__file__}:{line}:9: error: {text}" in str(info.value)
+    assert f"{__file__}:{marker_line(case)}:9: error: {text}" in str(info.value)
     x = numpy.full(4, 2.0, numpy.float32)
     uses_cube[(1,)](x, CASE="used")
     assert x.tolist() == [8.0] * 4
@@ -597,13 +599,11 @@ def imprecise_dot(x_ptr, LIMIT: tl.constexpr):
     tl.store(x_ptr + rows, tl.dot(a, a, max_num_imprecise_acc=LIMIT))  # imprecise
 
 
-def test_triton_refusals_of_its_options() -> None:
+def test_triton_refusals_of_its_options(marker_line: Callable[[str], int]) -> None:
     x = numpy.zeros(256, numpy.float32)
     with pytest.raises(blkc.BlkcError) as info:
         constant_not_specialized[(1,)](x, N=5)
-    line = next(
-        i for i, s in enumerate(open(__file__).read().splitlines(), 1) if "# constexpr-and-dns" in s
-    )
+    line = marker_line("constexpr-and-dns")
     assert (
         f"{__file__}:{line}:37: error: N marked as constexpr and listed in do_not_specialize"
         in str(info.value)
