@@ -9,9 +9,11 @@ took a fifth of the time, most of it waiting. This pass runs on loop IR (after
 `convert-blk-to-loops`) and gives the waiting to the arithmetic instead, as Triton's
 software pipelining (`num_stages`) does on GPUs:
 
-- a loop qualifies when its body holds a `blk.dot_tile` in a nest of counted loops (the
-  tile loops of a `dot`) and loads in other nests of counted loops (the copies), and its
-  dots do at least `WORK_PER_LINE` vector multiply-adds per line to prefetch;
+- a loop of the kernel's own code (not one of the lowering's `index` loops) qualifies
+  when its body holds a `blk.dot_tile` in a nest of counted loops (the tile loops of a
+  `dot`) and loads in other nests of counted loops (the copies: B's tile before the tile
+  loops, A's rows inside them, a band of tile rows at a time), and its dots do at least
+  `WORK_PER_LINE` vector multiply-adds per line to prefetch;
 - a load's next address is its address computed again with the loop's index advanced by
   its step and each induction variable (a loop-carried integer the body advances by a
   loop-invariant amount, as `carry-pointer-offsets` leaves `a_ptrs += BLOCK_K`) advanced
@@ -29,20 +31,24 @@ changes.
 
 ```mlir
 %r = scf.for %k = %lb to %ub step %s iter_args(%o = %zero) -> (i64) : i32 {
-  scf.for %i = %c0 to %c128 step %c1 {      // the copy of A's tile
-    scf.for %j = %c0 to %c64 step %c1 {
-      ...%p = blk.addptr %row, %o...
-      %x = blk.load %p mask %m other %z : !blk.ptr<bf16>
-      memref.store %x, %a[%i, %j] : memref<128x64xbf16>
-    }
+  scf.for %i = %c0 to %c64 step %c1 {       // the copy of B's tile (in pairs)
+    ...%x = blk.load %p mask %m other %z : !blk.ptr<bf16>...
   }
-  scf.for %ti = %c0 to %c32 step %c1 {      // the dot's tiles
-    scf.for %tj = %c0 to %c4 step %c1 {
+  scf.for %ti = %c0 to %c32 step %c1 {      // the dot's bands of tile rows
+    scf.for %i = %c0 to %c4 step %c1 {      // the copy of the band's rows of A
+      scf.for %j = %c0 to %c64 step %c1 {
+        ...%p = blk.addptr %row, %o...
+        %x = blk.load %p mask %m other %z : !blk.ptr<bf16>
+        memref.store %x, %a[%ti * 4 + %i, %j] : memref<128x64xbf16>
+      }
+    }
+    scf.for %tj = %c0 to %c2 step %c1 {     // the band's tiles
       // added: this visit's share of the 128 rows of A's next tile, 3 lines each
       scf.for %r = %lo to %hi step %c1 {
         ...%row = the address of row %r's first element next iteration...
         blk.prefetch %row   blk.prefetch (%row + 16)   blk.prefetch (%row + 31)
       }
+      // and its share of B's next rows
       blk.dot_tile %a, %b, %c[...] ...
     }
   }
@@ -145,14 +151,21 @@ class _Loop:
         }  # buffers the loop writes: reading them again later may give other values
 
     def prefetch(self) -> None:
+        if isinstance(self.body.args[0].type, IndexType):
+            return  # a loop of the lowering's own (a dot's tiles), not of the kernel's code
         dot = next((o for o in self.loop.walk() if isinstance(o, blk.DotTileOp)), None)
         tiles = _counted_nest(dot, self.loop) if dot is not None else None
         if dot is None or tiles is None:
             return
+        # Loads in a loop of the kernel's around the dot are that loop's to prefetch, and
+        # the dot's innermost tile loop holds none; a copy in an outer tile loop (A's rows
+        # for a band of tiles) is prefetched as any other.
+        skipped = [t for t in tiles if not isinstance(t.body.block.args[0].type, IndexType)]
+        skipped += tiles[-1:]
         inductions = self._inductions()
         loads = []
         for load in self.loop.walk():
-            if not isinstance(load, blk.LoadOp) or (tiles and tiles[0].is_ancestor(load)):
+            if not isinstance(load, blk.LoadOp) or any(t.is_ancestor(load) for t in skipped):
                 continue
             nest = _counted_nest(load, self.loop)
             if nest is None:

@@ -3,8 +3,9 @@
 # found a stub's method definition freed before its function (a crash the suite hit at
 # random). `make memcheck` runs it; arguments are pytest's (default: the whole suite).
 #
-# - valgrind decodes neither AVX-512 nor AMD's SSE4A (extrq, insertq): kernels are compiled
-#   without them (BLKC_CPU_FEATURES=-avx512f,-sse4a), into a cache of their own
+# - valgrind (3.19) decodes neither AVX-512, AMD's SSE4A (extrq, insertq), GFNI (which LLVM
+#   uses for byte shifts and bit reversal), AVX-VNNI nor the vector AES and carry-less
+#   multiplies: kernels are compiled without them (BLKC_CPU_FEATURES), into a cache of their own
 #   (.memcheck-cache), which a first run without valgrind fills, so that LLVM does not run
 #   under valgrind (about fifty times slower there).
 # - PYTHONMALLOC=malloc hands every Python allocation to valgrind's allocator.
@@ -16,7 +17,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "memcheck needs valgrind on PATH" >&2; exit 2; }
 export BLKC_CACHE_DIR="${BLKC_CACHE_DIR:-$PWD/.memcheck-cache}"
-export BLKC_CPU_FEATURES="${BLKC_CPU_FEATURES:--avx512f,-sse4a}"
+export BLKC_CPU_FEATURES="${BLKC_CPU_FEATURES:--avx512f,-sse4a,-gfni,-avxvnni,-vaes,-vpclmulqdq}"
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(test)
 logs=$(mktemp -d "${TMPDIR:-/tmp}/blkc-memcheck-XXXXXX")

@@ -1,42 +1,42 @@
 // RUN: blk-opt --split-input-file %s -p "to-strict,carry-pointer-offsets,convert-blk-to-loops{vector-bits=512 vector-registers=32},prefetch-next-iteration" | filecheck %s
 
 // A K loop that advances its tiles of A (128 x 32, rows %lda apart) and B (32 x 128) and
-// multiplies them: each visit of the dot's tile loop prefetches its share of the rows
-// the next iteration's copies read, before its tile. Each row's address is computed once;
-// its lines are constant offsets from it. A's rows hold 32 floats (128 bytes: lines at
-// elements 0, 16 and 31 of a row), B's 128 (lines at 0, 16, ..., 112 and 127).
+// multiplies them: B's tile is copied before the dot's tile loops, A's a band of 4 rows at
+// a time inside them. Each visit of the dot's inner tile loop prefetches its share of the
+// rows the next iteration's copies read, before its tile. Each row's address is computed
+// once; its lines are constant offsets from it. B's rows hold 128 floats (lines at elements
+// 0, 16, ..., 112 and 127), A's 32 (128 bytes: lines at 0, 16 and 31 of a row).
 // CHECK-LABEL: func.func @matmul
 // CHECK:       scf.for %{{.*}} iter_args(%[[OA:.*]] = %{{.*}}, %[[OB:.*]] = %{{.*}}) -> (i64, i64) : i32 {
 // CHECK:         blk.load
-// CHECK:         blk.load
 // CHECK:         scf.for %[[TI:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:           %[[INCA:.*]] = blk.cast %{{.*}} : i32 -> i64
-// CHECK-NEXT:      %[[NEXTA:.*]] = arith.addi %[[OA]], %[[INCA]] : i64
-// CHECK:           %[[NEXTB:.*]] = arith.addi %[[OB]], %{{.*}} : i64
-// CHECK-NEXT:      %[[ROWSA:.*]] = arith.constant 128 : index
-// CHECK:           scf.for %[[R:.*]] = %{{.*}} {
-// CHECK-NEXT:        %[[FIRST:.*]] = arith.constant 0 : index
-// CHECK-NEXT:        %[[R32:.*]] = arith.index_cast %[[R]] : index to i32
-// CHECK-NEXT:        blk.mul %[[R32]], %lda : i32
-// CHECK:             %[[ROWA:.*]] = blk.addptr %{{.*}}, %[[NEXTA]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
-// CHECK-NEXT:        blk.prefetch %[[ROWA]] : !blk.ptr<f32>
-// CHECK-NEXT:        %[[C16:.*]] = blk.constant 16 : i64
-// CHECK-NEXT:        %[[A16:.*]] = blk.addptr %[[ROWA]], %[[C16]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
-// CHECK-NEXT:        blk.prefetch %[[A16]] : !blk.ptr<f32>
-// CHECK-NEXT:        %[[C31:.*]] = blk.constant 31 : i64
-// CHECK-NEXT:        %[[A31:.*]] = blk.addptr %[[ROWA]], %[[C31]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
-// CHECK-NEXT:        blk.prefetch %[[A31]] : !blk.ptr<f32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:      %[[ROWSB:.*]] = arith.constant 32 : index
-// CHECK:           scf.for %{{.*}} {
-// CHECK:             %[[ROWB:.*]] = blk.addptr %{{.*}}, %[[NEXTB]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
-// CHECK-NEXT:        blk.prefetch %[[ROWB]] : !blk.ptr<f32>
-// CHECK-COUNT-7:     blk.constant {{(16|32|48|64|80|96|112)}} : i64
-// CHECK:             %[[C127:.*]] = blk.constant 127 : i64
-// CHECK-NEXT:        %[[B127:.*]] = blk.addptr %[[ROWB]], %[[C127]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
-// CHECK-NEXT:        blk.prefetch %[[B127]] : !blk.ptr<f32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:      blk.dot_tile
+// CHECK:           blk.load
+// CHECK:           scf.for %[[TJ:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             %[[INCA:.*]] = blk.cast %{{.*}} : i32 -> i64
+// CHECK-NEXT:        %[[NEXTA:.*]] = arith.addi %[[OA]], %[[INCA]] : i64
+// CHECK:             %[[NEXTB:.*]] = arith.addi %[[OB]], %{{.*}} : i64
+// CHECK-NEXT:        %[[ROWSB:.*]] = arith.constant 32 : index
+// CHECK:             scf.for %{{.*}} {
+// CHECK:               %[[ROWB:.*]] = blk.addptr %{{.*}}, %[[NEXTB]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:          blk.prefetch %[[ROWB]] : !blk.ptr<f32>
+// CHECK-COUNT-7:       blk.constant {{(16|32|48|64|80|96|112)}} : i64
+// CHECK:               %[[C127:.*]] = blk.constant 127 : i64
+// CHECK-NEXT:          %[[B127:.*]] = blk.addptr %[[ROWB]], %[[C127]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:          blk.prefetch %[[B127]] : !blk.ptr<f32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:        %[[ROWSA:.*]] = arith.constant 128 : index
+// CHECK:             scf.for %{{.*}} {
+// CHECK:               blk.mul %{{.*}}, %lda : i32
+// CHECK:               %[[ROWA:.*]] = blk.addptr %{{.*}}, %[[NEXTA]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:          blk.prefetch %[[ROWA]] : !blk.ptr<f32>
+// CHECK-NEXT:          %[[C16:.*]] = blk.constant 16 : i64
+// CHECK-NEXT:          %[[A16:.*]] = blk.addptr %[[ROWA]], %[[C16]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:          blk.prefetch %[[A16]] : !blk.ptr<f32>
+// CHECK-NEXT:          %[[C31:.*]] = blk.constant 31 : i64
+// CHECK-NEXT:          %[[A31:.*]] = blk.addptr %[[ROWA]], %[[C31]] : !blk.ptr<f32>, i64 -> !blk.ptr<f32>
+// CHECK-NEXT:          blk.prefetch %[[A31]] : !blk.ptr<f32>
+// CHECK-NEXT:        }
+// CHECK-NEXT:        blk.dot_tile
 func.func @matmul(%a: !blk.ptr<f32>, %b: !blk.ptr<f32>, %c: !blk.ptr<f32>, %lda: i32, %n: i32) attributes {blk.kernel} {
   %r16 = blk.arange 0, 128 : tensor<128xi32>
   %r32 = blk.arange 0, 32 : tensor<32xi32>

@@ -197,3 +197,81 @@ def test_the_host_description_is_kept_under_the_cpus_identity(
     cpu_target._host_description("")
     assert asked == ["", "-avx512f", ""]
     assert len(list((tmp_path / "cache").glob("host-*.json"))) == 3
+
+
+def _loops_around(op: object) -> set[object]:
+    from xdsl.dialects import scf
+
+    loops, parent = set(), op.parent_op()  # type: ignore[attr-defined]
+    while parent is not None:
+        if isinstance(parent, scf.ForOp):
+            loops.add(parent)
+        parent = parent.parent_op()
+    return loops
+
+
+def test_a_is_computed_a_band_of_tile_rows_at_a_time() -> None:
+    """A, loaded for the dot alone, is copied inside the dot's tile loops, each band of
+    rows just before its tiles (`LoopLowering._band_by_band`); B is copied before them."""
+    from blkc.dialects import blk
+    from blkc.pipeline import parse
+
+    a = numpy.zeros((64, 16), numpy.float32)
+    b = numpy.zeros((16, 64), numpy.float32)
+    # Not `block_dot`, whose variants another test compiles for other register files.
+    band_dot = blkc.jit(block_dot.fn)
+    compiled = band_dot.warmup(a, b, numpy.zeros((64, 64), numpy.float32), M=64, N=64, K=16)
+    module = parse(compiled.asm["loops"])
+    tile = next(op for op in module.walk() if isinstance(op, blk.DotTileOp))
+    loads = {_argument_of(op.ptr): op for op in module.walk() if isinstance(op, blk.LoadOp)}
+    assert sorted(loads) == [0, 1]
+    assert _loops_around(loads[0]) & _loops_around(tile)
+    assert not _loops_around(loads[1]) & _loops_around(tile)
+
+
+def _argument_of(pointer: object) -> int:
+    """The position of the kernel argument a pointer value derives from."""
+    from xdsl.ir import BlockArgument
+
+    from blkc.dialects import blk
+
+    while not isinstance(pointer, BlockArgument):
+        owner = pointer.owner  # type: ignore[attr-defined]
+        assert isinstance(owner, blk.AddPtrOp)
+        pointer = owner.ptr
+    return pointer.index
+
+
+@blkc.jit
+def dots_of_computed_a(
+    a_ptr, b_ptr, c_ptr, MODE: tl.constexpr, S: tl.constexpr, STEPS: tl.constexpr
+):  # fmt: skip
+    r = tl.arange(0, S)
+    b = tl.load(b_ptr + r[:, None] * S + r[None, :])
+    acc = tl.load(c_ptr + r[:, None] * S + r[None, :])
+    for step in range(STEPS):
+        if MODE == 0:  # A computed from a masked load: rows past 5 + step are `other`
+            mask = (r[:, None] < 5 + step) & (r[None, :] < S)
+            a = tl.load(a_ptr + r[:, None] * S + r[None, :], mask=mask, other=2.0) * 0.5
+        else:  # A read from the accumulator the dot adds into
+            a = tl.trans(acc)
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + r[:, None] * S + r[None, :], acc)
+
+
+@pytest.mark.parametrize("mode", [0, 1])
+def test_a_computed_band_by_band_is_what_it_was_before_the_dot(mode: int) -> None:
+    s, steps = 32, 3
+    rng = numpy.random.default_rng(mode)
+    a = rng.integers(-3, 4, (s, s)).astype(numpy.float32)
+    b = rng.integers(-3, 4, (s, s)).astype(numpy.float32) / 8
+    c = rng.integers(-3, 4, (s, s)).astype(numpy.float32)
+    expected = c.astype(numpy.float64)
+    for step in range(steps):
+        if mode == 0:
+            x = numpy.where(numpy.arange(s)[:, None] < 5 + step, a, 2.0) * 0.5
+        else:
+            x = expected.T.copy()
+        expected = x @ b + expected
+    dots_of_computed_a[(1,)](a, b, c, MODE=mode, S=s, STEPS=steps)
+    numpy.testing.assert_allclose(c, expected, rtol=1e-6)
