@@ -6,10 +6,18 @@ the other one the same way."""
 from __future__ import annotations
 
 import numpy
+import pytest
 
 import blkc
 import blkc.language as tl
 from blkc.backends import TargetOptions
+
+
+@pytest.fixture(autouse=True)
+def _no_disk_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk cache off: where a run before this one (the same tests under memcheck)
+    stored the overlapping variant's object code, a launch would load it, not make it."""
+    monkeypatch.setenv("BLKC_CACHE", "0")
 
 
 @blkc.jit
