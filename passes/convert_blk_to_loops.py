@@ -578,21 +578,24 @@ class LoopLowering(BlockLowering):
             tile(bd.builder, bi, row0, col0, rows)
             return []
 
-        def band(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
-            *bi, ti = idx
-            row0 = bd.builder.value(arith.MuliOp(ti, self.const(rows)))
-            a_rows(bd.builder, bi, row0, rows)
+        def band(builder: Builder, bi: Index, row0: SSAValue, count: int) -> None:
+            """The band of `count` rows from `row0`: its rows of A, then its tiles."""
+            a_rows(builder, bi, row0, count)
 
             def across(bt: LoopBody, jdx: Index, carried: list[SSAValue]) -> list[SSAValue]:
                 col0 = bt.builder.value(arith.MuliOp(jdx[0], self.const(cols)))
-                tile(bt.builder, bi, row0, col0, rows)
+                tile(bt.builder, bi, row0, col0, count)
                 return []
 
-            self.loop_nest(bd.builder, [n // cols], across)
+            self.loop_nest(builder, [n // cols], across)
+
+        def bands(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+            *bi, ti = idx
+            band(bd.builder, bi, bd.builder.value(arith.MuliOp(ti, self.const(rows))), rows)
             return []
 
         if by_rows:
-            self.loop_nest(here, [*batch, m // rows], band)
+            self.loop_nest(here, [*batch, m // rows], bands)
         else:
             self.loop_nest(here, [*batch, m // rows, n // cols], full)
         if m % rows:  # the last rows: a shorter tile
@@ -603,14 +606,14 @@ class LoopLowering(BlockLowering):
                 tile(bd.builder, bi, self.const(m - m % rows), col0, m % rows)
                 return []
 
+            def last_band(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
+                band(bd.builder, idx, self.const(m - m % rows), m % rows)
+                return []
+
             if by_rows:
-
-                def tail(bd: LoopBody, idx: Index, carried: list[SSAValue]) -> list[SSAValue]:
-                    a_rows(bd.builder, idx, self.const(m - m % rows), m % rows)
-                    return []
-
-                self.loop_nest(here, batch, tail)
-            self.loop_nest(here, [*batch, n // cols], last)
+                self.loop_nest(here, batch, last_band)
+            else:
+                self.loop_nest(here, [*batch, n // cols], last)
         if acc_elem == elem_type(op.result):
             self.buffers[op.result] = acc_buffer
         else:
