@@ -115,6 +115,13 @@ class _TupleArg:
         kind = f"{self.kind.__module__}.{self.kind.__qualname__}"
         return (kind, tuple(p if isinstance(p, str) else p.key() for p in self.parts))
 
+    def has_descriptor(self) -> bool:
+        """Whether a host tensor descriptor is among its elements, at any depth."""
+        return any(
+            isinstance(p, _DescriptorArg) or (isinstance(p, _TupleArg) and p.has_descriptor())
+            for p in self.parts
+        )
+
 
 @dataclass(frozen=True)
 class _DescriptorArg:
@@ -199,7 +206,7 @@ _is_descriptor = host_descriptors.is_host_descriptor
 
 def _structured(arguments: dict[str, Any], constexprs: frozenset[str]) -> bool:
     """Whether any runtime argument is a tuple or a host-side tensor descriptor (which
-    `_flattened` takes apart, and which launch through Python)."""
+    `_flattened` takes apart)."""
     return any(
         (isinstance(v, tuple) or _is_descriptor(v)) and n not in constexprs
         for n, v in arguments.items()
@@ -715,36 +722,52 @@ class JITFunction(KeptLaunchers, _Launchable):
     ) -> list[Any] | None:
         """What a stub accepts for each positional argument (`fast_launch.Arg`), or None
         where this launch cannot have a stub (a runtime argument given by name, an
-        argument that is not a NumPy array or a Python number)."""
+        argument that is not a NumPy array, a Python number or a tuple of those, a host
+        tensor descriptor)."""
         from blkc.runtime.fast_launch import Arg, runtime_arg
 
-        if _structured(arguments, self._constexpr_names):
-            return None  # tuple and descriptor arguments launch through Python
+        flat, tuples = _flattened(arguments, self._constexpr_names, self.__name__)
+        if any(not isinstance(t, _TupleArg) or t.has_descriptor() for t in tuples.values()):
+            return None  # host tensor descriptors launch through Python
         names = self.arg_names[: len(args)]
-        specs = {name: self._spec(name, value) for name, value in arguments.items()}
+        specs = {name: self._spec(name, value) for name, value in flat.items()}
         runtime = [name for name, spec in specs.items() if spec.mlir is not None]
-        if not set(runtime) <= set(names):
+        positional = {n.partition(".")[0] for n in runtime}  # a tuple's elements are its own
+        if not positional <= set(names):
             return None
         index = {name: i for i, name in enumerate(runtime)}
-        plan = []
-        for name, value in zip(names, args, strict=True):
+
+        def accepted(name: str, value: Any) -> Arg | None:
             spec = specs[name]
             if spec.mlir is None:
-                plan.append(Arg("constant", value=value))
-                continue
+                return Arg("constant", value=value)
             at = index[name]
             written = kernel.writes[at] if at < len(kernel.writes) else True
             # An i32 excludes what 0/1 and i64 specializations take, an i64 the i32 range.
             narrow = (-(2**31), 2**31 - 1)
-            arg = runtime_arg(
+            return runtime_arg(
                 spec.mlir,
                 value,
                 at,
                 written,
                 excluded=(0, -1) if spec.mlir == "i32" else narrow,
-                not_one=name not in self.do_not_specialize,
+                not_one=name not in self.do_not_specialize,  # as `_slow_spec` reads it
                 multiple_of_16={"True": True, "False": False}.get(spec.hint),
             )
+
+        def element(shape: str | _TupleArg, value: Any) -> Arg | None:
+            if isinstance(shape, str):
+                return accepted(shape, value)
+            if type(value) is not tuple and not hasattr(type(value), "_fields"):
+                return None  # a tuple subclass may iterate otherwise than the stub reads
+            parts = [element(s, v) for s, v in zip(shape.parts, value, strict=True)]
+            if any(p is None for p in parts):
+                return None
+            return Arg("tuple", value=type(value), parts=tuple(parts))  # type: ignore[arg-type]
+
+        plan = []
+        for name, value in zip(names, args, strict=True):
+            arg = element(tuples[name], value) if name in tuples else accepted(name, value)
             if arg is None:
                 return None
             plan.append(arg)

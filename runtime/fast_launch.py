@@ -16,7 +16,9 @@ for and what `convert_args` would accept:
 - an int: exactly an `int` in the range and with the divisibility by 16 the variant's
   specialization says (and not 1, which specializes, unless the parameter does not);
 - a bool or a float: exactly a `bool` or a `float`;
-- a compiled-in constant: equal to the variant's value, of the same type.
+- a compiled-in constant: equal to the variant's value, of the same type;
+- a tuple (`x.shape`, a NamedTuple of arrays): exactly the variant's class, of its length,
+  each element checked as the one it flattens into (nested tuples too).
 
 Then it fills the bounds table (on its stack), picks the variant whose arrays may or may
 not overlap, and, when the work is small (one program, or arrays of at most
@@ -60,6 +62,7 @@ DOUBLE = ir.DoubleType()
 # CPython and NumPy object layouts (64-bit).
 _OB_TYPE = 8
 _ARRAY_DATA, _ARRAY_ND, _ARRAY_DIMS, _ARRAY_DESCR, _ARRAY_FLAGS = 16, 24, 32, 56, 64
+_TUPLE_SIZE, _TUPLE_ITEMS = 16, 24
 _C_CONTIGUOUS, _F_CONTIGUOUS, _WRITEABLE = 0x1, 0x2, 0x400
 
 _FALLBACK, _DONE, _FAILED, OUT_OF_BOUNDS = False, None, True, 2
@@ -78,8 +81,11 @@ def available() -> bool:
         return kind.from_address(id(probe) + offset).value  # type: ignore[attr-defined,no-any-return]
 
     dims = word(_ARRAY_DIMS)
+    pair = (probe, dims)
     return (
-        word(_OB_TYPE) == id(numpy.ndarray)
+        ctypes.c_int64.from_address(id(pair) + _TUPLE_SIZE).value == 2
+        and ctypes.c_uint64.from_address(id(pair) + _TUPLE_ITEMS + 8).value == id(dims)
+        and word(_OB_TYPE) == id(numpy.ndarray)
         and word(_ARRAY_DATA) == probe.__array_interface__["data"][0]
         and word(_ARRAY_ND, ctypes.c_int32) == 2
         and ctypes.c_int64.from_address(dims).value == 3
@@ -110,7 +116,8 @@ class Arg:
     """What a stub accepts for one positional argument, and where it goes."""
 
     kind: str
-    """``array``, ``tensor`` (torch's), ``int``, ``bool``, ``float`` or ``constant``."""
+    """``array``, ``tensor`` (torch's), ``int``, ``bool``, ``float``, ``constant`` or
+    ``tuple``."""
     runtime: int | None = None
     """The launcher parameter it becomes (None: a compiled-in constant)."""
     dtype: Any = None
@@ -126,7 +133,10 @@ class Arg:
     multiple_of_16: bool | None = None
     """An int's divisibility by 16, where the specialization depends on it."""
     value: Any = None
-    """A constant's value; for a tensor, its class (`torch.Tensor`)."""
+    """A constant's value; for a tensor or a tuple, its class (`torch.Tensor`, `tuple`, a
+    NamedTuple)."""
+    parts: tuple[Arg, ...] = ()
+    """A tuple's elements."""
 
 
 def runtime_arg(t: str, value: Any, at: int, written: bool, **int_fields: Any) -> Arg | None:
@@ -314,19 +324,7 @@ class _Emitter:
         runtime: dict[int, ir.Value] = {}
         spans: list[tuple[int, ir.Value, ir.Value]] = []
         for position, arg in enumerate(self.args):
-            obj = item(3 + position)
-            if arg.kind in ("array", "tensor"):
-                read = self.array if arg.kind == "array" else self.tensor
-                runtime[arg.runtime], start, end = read(obj, arg)  # type: ignore[index]
-                spans.append((arg.runtime, start, end))  # type: ignore[arg-type]
-            elif arg.kind == "int":
-                runtime[arg.runtime] = self.integer(obj, arg)  # type: ignore[index]
-            elif arg.kind == "bool":
-                runtime[arg.runtime] = self.boolean(obj)  # type: ignore[index]
-            elif arg.kind == "float":
-                runtime[arg.runtime] = self.real(obj, self.abi[arg.runtime])  # type: ignore[index]
-            else:
-                self.constant(obj, arg.value)
+            self.read(item(3 + position), arg, runtime, spans)
         total = b.mul(b.mul(grid[0], grid[1]), grid[2])
         empty = self.function.append_basic_block("empty")
         work = self.function.append_basic_block("work")
@@ -389,6 +387,42 @@ class _Emitter:
         b.position_at_end(self.fallback)
         self.give(_FALLBACK)
         return str(self.module)
+
+    def read(
+        self,
+        obj: ir.Value,
+        arg: Arg,
+        runtime: dict[int, ir.Value],
+        spans: list[tuple[int, ir.Value, ir.Value]],
+    ) -> None:
+        """Check argument `obj` against `arg`; the launcher parameters it gives go into
+        `runtime` (by position), the bytes an array spans into `spans`."""
+        if arg.kind in ("array", "tensor"):
+            read = self.array if arg.kind == "array" else self.tensor
+            runtime[arg.runtime], start, end = read(obj, arg)  # type: ignore[index]
+            spans.append((arg.runtime, start, end))  # type: ignore[arg-type]
+        elif arg.kind == "int":
+            runtime[arg.runtime] = self.integer(obj, arg)  # type: ignore[index]
+        elif arg.kind == "bool":
+            runtime[arg.runtime] = self.boolean(obj)  # type: ignore[index]
+        elif arg.kind == "float":
+            runtime[arg.runtime] = self.real(obj, self.abi[arg.runtime])  # type: ignore[index]
+        elif arg.kind == "tuple":
+            for element, part in zip(self.tuple_items(obj, arg), arg.parts, strict=True):
+                self.read(element, part, runtime, spans)
+        else:
+            self.constant(obj, arg.value)
+
+    def tuple_items(self, obj: ir.Value, arg: Arg) -> list[ir.Value]:
+        """The elements of a tuple of exactly `arg`'s class and length (borrowed: the
+        tuple holds them for the launch)."""
+        b = self.b
+        self.check(
+            b.icmp_unsigned("==", self.word(obj, _OB_TYPE), self.address(arg.value)), "tuple"
+        )
+        size = self.word(obj, _TUPLE_SIZE)
+        self.check(b.icmp_signed("==", size, ir.Constant(I64, len(arg.parts))), "length")
+        return [self.word(obj, _TUPLE_ITEMS + 8 * index, PTR) for index in range(len(arg.parts))]
 
     def array(self, obj: ir.Value, arg: Arg) -> tuple[ir.Value, ir.Value, ir.Value]:
         b = self.b

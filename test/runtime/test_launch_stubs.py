@@ -12,7 +12,7 @@ import textwrap
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy
 import pytest
@@ -322,6 +322,80 @@ def test_tensor_subclasses_launch_through_stubs(python_launches: list[int]) -> N
         kernel[(2,)](x, y, out, 2.0, 64, BLOCK=32)
         assert torch.equal(out, 2 * x.detach() + y.detach())
     assert python_launches[0] == 2
+
+
+class Strided(NamedTuple):
+    ptr: Any
+    shape: tuple[int, int]
+    stride: tuple[int, int]
+
+
+@blkc.jit
+def scaled_transpose(src, dst, scale, BM: tl.constexpr, BN: tl.constexpr):
+    om = tl.arange(0, BM)[:, None]
+    on = tl.arange(0, BN)[None, :]
+    inside = (om < src.shape[0]) & (on < src.shape[1])
+    v = tl.load(src.ptr + om * src.stride[0] + on * src.stride[1], mask=inside, other=0)
+    out = dst.ptr + on * dst.stride[0] + om * dst.stride[1]
+    tl.store(out, v * scale[0] + scale[1], mask=inside)
+
+
+def transposed(a: numpy.ndarray, scale: tuple[Any, ...], kernel: JITFunction) -> numpy.ndarray:
+    rows, cols = a.shape
+    b = numpy.zeros((cols, rows), a.dtype)
+    kernel[(1,)](Strided(a, a.shape, (cols, 1)), Strided(b, (cols, rows), (rows, 1)), scale, 16, 16)
+    return b
+
+
+def test_tuple_arguments_launch_through_stubs(python_launches: list[int]) -> None:
+    """NamedTuples of an array and tuples of ints, and a pair of floats: each element is
+    checked as its own argument would be."""
+    kernel = fresh(scaled_transpose)
+    rng = numpy.random.default_rng(0)
+    for rows, cols in [(5, 7), (6, 7), (5, 9), (7, 5), (3, 11)]:
+        a = rng.random((rows, cols), dtype=numpy.float32)
+        numpy.testing.assert_array_equal(transposed(a, (2.0, 0.5), kernel), (a * 2 + 0.5).T)
+    assert python_launches[0] == 2
+    a = rng.random((4, 6), dtype=numpy.float32)
+    expected = (a * 3 + 1).T
+    # What the stub does not take goes through Python, which specializes as before.
+    numpy.testing.assert_array_equal(transposed(a, (3.0, 1), kernel), expected)  # an int
+    numpy.testing.assert_array_equal(transposed(a, (3.0, 1.0, 0.0), kernel), expected)
+    wide = transposed(a.astype(numpy.float64), (3.0, 1.0), kernel)
+    numpy.testing.assert_array_equal(wide, (a.astype(numpy.float64) * 3 + 1).T)
+    for bad in ([3.0, 1.0], (3.0, "1")):
+        with pytest.raises(TypeError, match="cannot pass"):
+            transposed(a, bad, kernel)
+    assert python_launches[0] == 7
+    numpy.testing.assert_array_equal(transposed(a, (3.0, 1.0), kernel), expected)
+    assert python_launches[0] == 7  # the first stub again
+
+
+def test_a_stub_takes_tuples_of_its_own_class_and_length_only(python_launches: list[int]) -> None:
+    kernel = fresh(first_times_second)
+    out = numpy.zeros(1, numpy.int32)
+    for a, b in [(6, 7), (8, 9), (10, 11)]:
+        kernel[(1,)](out, (a, b))
+        assert out[0] == a * b
+    assert python_launches[0] == 2
+
+    class Pair(NamedTuple):
+        a: int
+        b: int
+
+    for pair, product in [(Pair(3, 5), 15), ((3, 5, 7), 15), ((3, (5,)), None), ((3, 5), 15)]:
+        if product is None:
+            with pytest.raises(blkc.BlkcError):
+                kernel[(1,)](out, pair)
+        else:
+            kernel[(1,)](out, pair)
+            assert out[0] == product
+    assert python_launches[0] == 5  # the plain pair of ints took the stub
+
+
+@blkc.jit
+def first_times_second(out, pair):
+    tl.store(out, pair[0] * pair[1])
 
 
 def test_the_stubs_abi_is_the_code_generators() -> None:
