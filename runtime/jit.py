@@ -183,9 +183,8 @@ def compile_ir(
     machine), MCJIT loads it instead of generating code again.
     """
     with context_lock:
-        module, tm = _optimized(llvm_ir, opt, passes=not optimized)
+        module, tm, optimized_ir = _optimized(llvm_ir, opt, passes=not optimized)
         _check_symbols(module)
-        optimized_ir = str(module)
         engine = llvm.create_mcjit_compiler(module, tm)
         produced: list[bytes] = []
         engine.set_object_cache(
@@ -198,19 +197,20 @@ def compile_ir(
 
 def _optimized(
     llvm_ir: str, opt: int, passes: bool = True
-) -> tuple[llvm.ModuleRef, llvm.TargetMachine]:
+) -> tuple[llvm.ModuleRef, llvm.TargetMachine, str]:
     """`llvm_ir` parsed and, with `passes` and `opt` not 0, optimized at O`opt` with its
-    marked stores made non-temporal (`mark_nontemporal`); and the target machine at
-    O`opt` (under `context_lock`, or in the worker process)."""
+    marked stores made non-temporal (`mark_nontemporal`); the target machine at O`opt`;
+    and the module's text (under `context_lock`, or in the worker process)."""
     module, tm = _parsed(llvm_ir, opt)
-    if opt and passes:
-        optimize(module, tm, opt)
-        text = str(module)
-        marked = mark_nontemporal(text)
-        if marked != text:
-            module = llvm.parse_assembly(marked)
-            module.verify()
-    return module, tm
+    if not (opt and passes):
+        return module, tm, str(module)
+    optimize(module, tm, opt)
+    text = str(module)
+    marked = mark_nontemporal(text)
+    if marked != text:
+        module = llvm.parse_assembly(marked)
+        module.verify()
+    return module, tm, marked
 
 
 def object_code(llvm_ir: str, opt: int) -> bytes:
@@ -246,10 +246,10 @@ def _optimized_object(llvm_ir: str, opt: int, check: bool = True) -> tuple[str, 
     process): the optimized IR and its object code; `check`: that the symbols it calls
     exist here (the worker leaves that to the loader: symbols registered after its fork
     are not in it)."""
-    module, tm = _optimized(llvm_ir, opt)
+    module, tm, text = _optimized(llvm_ir, opt)
     if check:
         _check_symbols(module)
-    return str(module), bytes(tm.emit_object(module))
+    return text, bytes(tm.emit_object(module))
 
 
 def compile_isolated(llvm_ir: str, opt: int, what: str) -> tuple[str, bytes]:
