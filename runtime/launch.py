@@ -327,6 +327,26 @@ def out_of_bounds(name: str, accesses: Sequence[str]) -> IndexError:
 _keep_alive = threading.local()
 
 
+STREAM_COPIES = "blkc.stream_copies"
+"""The constant of a kernel's LLVM module that keeps its streaming copies (true; see
+`llvm_codegen.CpuKernelEmitter._stream_wanted`)."""
+
+_KEPT = f'@"{STREAM_COPIES}" = internal constant i1 1'
+
+
+def has_stream_copies(llvm_ir: str) -> bool:
+    """Whether the kernel in `llvm_ir` has nests with copies that stream their stores."""
+    return _KEPT in llvm_ir
+
+
+def without_stream_copies(llvm_ir: str) -> str:
+    """`llvm_ir` with its streaming copies never taken, so that LLVM drops them before any
+    costly pass (about a sixth of a row softmax's compile time): the lean form of a kernel,
+    for launches whose arrays span less than `stream_threshold()` bytes in all
+    (`backends.cpu.CpuProgram.binary`)."""
+    return llvm_ir.replace(_KEPT, f'@"{STREAM_COPIES}" = internal constant i1 0', 1)
+
+
 def stream_threshold() -> int:
     """How many bytes a launch must store for non-temporal stores (they bypass the cache):
     `BLKC_STREAM_BYTES` when set and not empty (0: always, -1: never), else half the last-level

@@ -30,6 +30,7 @@ from blkc.dialects.types import PtrType
 from blkc.passes.convert_blk_to_loops import UNLIKELY
 from blkc.runtime import access_ranges, deferred_atomics
 from blkc.runtime.dot_tile import emit_dot_tile
+from blkc.runtime.launch import STREAM_COPIES
 from blkc.runtime.llvm_emitter import (
     HANDLERS,
     I1,
@@ -425,7 +426,10 @@ class CpuKernelEmitter(FunctionEmitter):
     def _stream_wanted(self) -> ir.Value:
         """Whether this launch stores at least the launcher's threshold of bytes (the grid
         times what one program stores, loops with run-time bounds counted once): below it
-        the output may still be in cache when it is read next, and plain stores win."""
+        the output may still be in cache when it is read next, and plain stores win. And
+        whether the module keeps its streaming copies: `launch.STREAM_COPIES`, a constant
+        true here, false in the module's lean form (`launch.without_stream_copies`), where
+        LLVM's first passes fold the copies away."""
         if self._wanted is None:
             b = self.allocas  # loop-invariant: computed once, in the entry block
             slot = b.gep(self.table, [ir.Constant(I64, self.threshold_slot)], source_etype=I64)
@@ -433,7 +437,14 @@ class CpuKernelEmitter(FunctionEmitter):
             total: ir.Value = ir.Constant(I64, self._stored_bytes())
             for axis in "xyz":
                 total = b.mul(total, b.zext(self.grid[f"nprog_{axis}"], I64))
-            self._wanted = b.icmp_signed(">=", total, threshold)
+            copies = self.module.globals.get(STREAM_COPIES)
+            if copies is None:
+                copies = ir.GlobalVariable(self.module, I1, name=STREAM_COPIES)
+                copies.linkage = "internal"
+                copies.global_constant = True
+                copies.initializer = ir.Constant(I1, 1)
+            kept = b.load(copies, typ=I1)
+            self._wanted = b.and_(kept, b.icmp_signed(">=", total, threshold))
         return self._wanted
 
     def _stored_bytes(self) -> int:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from blkc.backends import Backend, TargetOptions
-from blkc.runtime import launch
-from blkc.runtime.elf_loader import cached_module
+from blkc.runtime import cache, launch
+from blkc.runtime.elf_loader import cached_module, load_module
 from blkc.runtime.grid import normalize_grid
 
 if TYPE_CHECKING:
@@ -120,6 +120,9 @@ class _Binary:
     packed: int = 0
     """The address of the launcher reading its arguments from 8-byte slots (`<launcher>_args`,
     for `runtime.native_pool`)."""
+    lean: bool = False
+    """Whether it is the kernel's lean form, without its streaming copies
+    (`launch.without_stream_copies`)."""
 
 
 @dataclass
@@ -151,11 +154,18 @@ class CpuProgram:
         with self._lock:
             return dict(self._binaries)
 
-    def binary(self, noalias: bool) -> _Binary:
-        """The native code of a variant (compiled, or loaded from the disk cache, once)."""
+    def binary(self, noalias: bool, large: bool = True) -> _Binary:
+        """The native code of a variant (compiled, or loaded from the disk cache, once) for
+        a launch whose arrays span at least `launch.stream_threshold()` bytes in all
+        (`large`) or fewer. A kernel with copies of nests that stream their stores (only
+        launches that store that much take them) is compiled without them, in its lean
+        form, until a large launch needs them: LLVM takes a sixth less time on a row
+        softmax. The code with them (loaded from the disk cache where it is there) then
+        serves every launch."""
         with self._lock:
-            if noalias not in self._binaries:
-                self._binaries[noalias] = self._load_or_compile(noalias)
+            found = self._binaries.get(noalias)
+            if found is None or (found.lean and large):
+                self._binaries[noalias] = self._load_or_compile(noalias, lean=not large)
             return self._binaries[noalias]
 
     def _llvm_ir(self, noalias: bool) -> str:
@@ -166,22 +176,38 @@ class CpuProgram:
             self.llvm_variants[noalias] = self.alias_source()
         return self.llvm_variants[noalias]
 
-    def _load_or_compile(self, noalias: bool) -> _Binary:
+    def _load_or_compile(self, noalias: bool, lean: bool) -> _Binary:
+        """The variant's code from the disk cache (the whole kernel first, where a `lean`
+        one would do), else compiled: lean where asked and the kernel has streaming
+        copies. The LLVM IR is not made (nor xDSL imported, for the variant for arrays
+        that overlap) where the disk holds the code."""
         launch.register_runtime_symbols()
         variant = "noalias" if noalias else "alias"
-        compiled = cached_module(
-            self.cache_key,
-            variant,
-            lambda: self._llvm_ir(noalias),
-            self.opt,
-            f"kernel '{self.launcher.removesuffix('__grid')}'",
-        )
+        compiled = None
+        for name in (variant, f"{variant}-lean")[: 2 if lean else 1]:
+            found = cache.load_binary(self.cache_key, name) if self.cache_key else None
+            if found is not None:
+                try:
+                    compiled, lean = load_module(*found), name != variant
+                    break
+                except RuntimeError:
+                    pass  # an entry this process cannot load
+        if compiled is None:
+            text = self._llvm_ir(noalias)
+            lean = lean and launch.has_stream_copies(text)
+            compiled = cached_module(
+                self.cache_key,
+                f"{variant}-lean" if lean else variant,
+                (lambda: launch.without_stream_copies(text)) if lean else (lambda: text),
+                self.opt,
+                f"kernel '{self.launcher.removesuffix('__grid')}'",
+            )
         prototype = ctypes.CFUNCTYPE(None, *launch.launcher_ctypes(self.abi))
         # Failed assertions are recorded per launching thread (`launch._failures`): kernels
         # that assert stay off the native pool, whose workers have no launch.
         asserts = "blkc_assert_fail" in compiled.llvm_ir
         packed = 0 if asserts else compiled.address(f"{self.launcher}_args")
-        return _Binary(compiled, prototype(compiled.address(self.launcher)), packed)
+        return _Binary(compiled, prototype(compiled.address(self.launcher)), packed, lean)
 
 
 class CpuBackend(Backend):
@@ -245,7 +271,8 @@ class CpuBackend(Backend):
             program.alias_source = functools.partial(
                 alias_llvm_ir, kernel.stages["strict"], self.lowering(options), options.check_bounds
             )
-        binary = program.binary(noalias)
+        work_bytes = sum(end - start for start, end in converted.spans)
+        binary = program.binary(noalias, large=work_bytes >= launch.stream_threshold())
         bounds = launch.array_bounds(kernel.slots, converted.spans)
         launch.run_grid(
             binary.launcher,
@@ -253,14 +280,14 @@ class CpuBackend(Backend):
             shape,
             num_cpu_threads,
             interruptible=program.interruptible,
-            work_bytes=sum(end - start for start, end in converted.spans),
+            work_bytes=work_bytes,
             packed=binary.packed,
         )
         if launch.accessed_outside():
             raise launch.out_of_bounds(kernel.name, program.accesses)
 
     def prepare(self, kernel: Kernel) -> None:
-        kernel.program.binary(True)
+        kernel.program.binary(True, large=False)  # as the first launches of most kernels
 
     def asm(self, kernel: Kernel) -> dict[str, str]:
         if "asm" not in kernel.stages:
@@ -316,24 +343,33 @@ def launch_stub(kernel: Kernel, plan: list[Any], num_cpu_threads: int | None) ->
     if not binaries:
         return None
     inline_always = num_cpu_threads == 1 or launch.cores() == 1
+    threshold = launch.stream_threshold()
     return fast_launch.build(
         plan,
         [fast_launch.abi_type(str(t)) for t in program.abi],
         {noalias: b.compiled.address(program.launcher) for noalias, b in binaries.items()},
         ctypes.addressof(launch.failure_count),
-        launch.stream_threshold(),
+        threshold,
         inline_always=inline_always,
         pool=None if inline_always else _pooled(binaries, num_cpu_threads),
         owners=[b.compiled for b in binaries.values()],
+        # A lean kernel leaves launches that would stream to Python (`CpuProgram.binary`).
+        python_from=threshold if any(b.lean for b in binaries.values()) else None,
     )
 
 
 def stub_current(kernel: Kernel, stub: Any) -> bool:
-    """Whether launch stub `stub` of `kernel` launches every variant `kernel` has compiled:
-    a stub built before a launch compiled the other (for arrays that overlap, or for arrays
-    that do not) leaves launches that need it to Python, and is to be built again."""
+    """Whether launch stub `stub` of `kernel` launches the code of every variant `kernel`
+    has compiled: a stub built before a launch compiled the other (for arrays that overlap,
+    or for arrays that do not), or the code with the streaming copies in place of the
+    lean one, leaves launches that need it to Python, and is to be built again."""
     program = kernel.program
-    return not isinstance(program, CpuProgram) or program.compiled().keys() <= stub.variants
+    if not isinstance(program, CpuProgram):
+        return True
+    compiled = program.compiled()
+    return compiled.keys() <= stub.variants and all(
+        any(b.compiled is owner for owner in stub.keep) for b in compiled.values()
+    )
 
 
 def _pooled(binaries: dict[bool, _Binary], num_cpu_threads: int | None) -> Any:

@@ -6,7 +6,9 @@ check."""
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy
 import pytest
@@ -240,3 +242,112 @@ def test_only_16_byte_aligned_marked_vector_stores_become_non_temporal() -> None
     assert all("!nontemporal !3" in line for line in marked[1:4])
     assert all("nontemporal" not in line for line in marked[4:8])
     assert marked[-1] == "!3 = !{i32 1}"
+
+
+@blkc.jit
+def tripled(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + o, 3 * tl.load(x_ptr + o, mask=o < n), mask=o < n)
+
+
+def triple(kernel: Any, n: int) -> None:
+    x, out = aligned(n), aligned(n)
+    x[...] = numpy.arange(n)
+    kernel[(-(-n // 1024),)](x, out, n, BLOCK=1024)
+    numpy.testing.assert_array_equal(out, 3 * x)
+
+
+def compiled_code(kernel: Any) -> Any:
+    """The code launches of `kernel`'s one variant run (`backends.cpu._Binary`)."""
+    (variant,) = kernel._variants.values()
+    return variant.program.compiled()[True]
+
+
+@needs_x86
+def test_launches_below_the_threshold_run_the_lean_code_until_one_above(
+    monkeypatch: pytest.MonkeyPatch, count_calls: Callable[[Any, str], list[int]]
+) -> None:
+    """A kernel whose nests have streaming copies is compiled without them for launches
+    whose arrays span less than the threshold; the first launch over it compiles them
+    (leaving its stub, which took the small launches, to Python), and that code serves
+    every launch after it."""
+    from blkc.backends.cpu import CpuProgram
+    from blkc.jitfunction import JITFunction
+
+    monkeypatch.setenv("BLKC_CACHE", "0")
+    monkeypatch.setenv("BLKC_STREAM_BYTES", str(1 << 16))
+    compiles = count_calls(CpuProgram, "_load_or_compile")
+    python_launches = count_calls(JITFunction, "_run")
+    kernel = blkc.jit(tripled.fn)
+    small, large = 2048, 1 << 15  # 16 KiB and 256 KiB of arrays
+    for _ in range(3):
+        triple(kernel, small)
+    code = compiled_code(kernel)
+    assert code.lean and "!nontemporal" not in code.compiled.llvm_ir
+    assert compiles[0] == 1 and python_launches[0] == 2  # the third took the stub
+    for _ in range(3):
+        triple(kernel, large)
+    code = compiled_code(kernel)
+    assert not code.lean and "!nontemporal" in code.compiled.llvm_ir
+    assert compiles[0] == 2 and python_launches[0] == 3  # the stub left the first to Python
+    for _ in range(2):
+        triple(kernel, small)
+    assert compiled_code(kernel) is code and compiles[0] == 2 and python_launches[0] == 3
+
+
+@needs_x86
+def test_warmup_compiles_the_lean_code_and_asm_shows_the_streaming_copies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BLKC_CACHE", "0")
+    monkeypatch.setenv("BLKC_STREAM_BYTES", str(1 << 16))
+    kernel = blkc.jit(tripled.fn)
+    x = aligned(4096)
+    compiled = kernel.warmup(x, x, 4096, BLOCK=512, grid=(8,))  # the other tests' BLOCK: 1024
+    assert compiled_code(kernel).lean
+    assert "!nontemporal" in compiled.asm["llvm"] and "movntps" in compiled.asm["asm"]
+    assert not compiled_code(kernel).lean  # asm compiled the whole kernel, launches take it
+
+
+LEAN_THEN_WARM = """
+import sys
+sys.path.insert(0, {tests!r})
+import numpy
+import blkc
+from blkc.runtime import jit
+from test_streaming_stores import compiled_code, triple, tripled
+
+compiles = []
+compile_isolated = jit.compile_isolated
+jit.compile_isolated = lambda *a: compiles.append(a) or compile_isolated(*a)
+kernel = blkc.jit(tripled.fn)
+triple(kernel, int(sys.argv[1]))
+print(len(compiles), compiled_code(kernel).lean)
+"""
+
+
+@needs_x86
+def test_a_warm_process_loads_the_whole_kernel_where_the_disk_cache_holds_it(
+    tmp_path: Path,
+) -> None:
+    """A small launch in a new process takes the kernel with its streaming copies from the
+    disk cache, where an earlier large launch stored it, rather than compile the lean code."""
+    import os
+    import subprocess
+
+    script = tmp_path / "lean_then_warm.py"
+    script.write_text(LEAN_THEN_WARM.format(tests=str(Path(__file__).parent)))
+    env = {**os.environ, "BLKC_CACHE_DIR": str(tmp_path / "cache"), "BLKC_STREAM_BYTES": "65536"}
+    env.pop("BLKC_CACHE", None)
+
+    def run(n: int) -> str:
+        done = subprocess.run(
+            [sys.executable, str(script), str(n)], env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert run(2048) == ["1", "True"]  # cold: the lean code
+    assert run(2048) == ["0", "True"]  # warm: the lean code, from the disk
+    assert run(1 << 15) == ["1", "False"]  # a large launch compiles the whole kernel
+    assert run(2048) == ["0", "False"]  # which the disk now serves small launches too
