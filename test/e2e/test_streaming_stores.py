@@ -250,10 +250,12 @@ def tripled(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + o, 3 * tl.load(x_ptr + o, mask=o < n), mask=o < n)
 
 
-def triple(kernel: Any, n: int) -> None:
+def triple(kernel: Any, n: int, block: int = 1024) -> None:
+    """Launch `tripled`; each test takes a `block` of its own, and so a kernel of its own
+    (the memory cache keeps them across tests)."""
     x, out = aligned(n), aligned(n)
     x[...] = numpy.arange(n)
-    kernel[(-(-n // 1024),)](x, out, n, BLOCK=1024)
+    kernel[(-(-n // block),)](x, out, n, BLOCK=block)
     numpy.testing.assert_array_equal(out, 3 * x)
 
 
@@ -351,3 +353,44 @@ def test_a_warm_process_loads_the_whole_kernel_where_the_disk_cache_holds_it(
     assert run(2048) == ["0", "True"]  # warm: the lean code, from the disk
     assert run(1 << 15) == ["1", "False"]  # a large launch compiles the whole kernel
     assert run(2048) == ["0", "False"]  # which the disk now serves small launches too
+
+
+@needs_x86
+@pytest.mark.parametrize(("stream", "lean"), [("0", False), ("-1", True)])
+def test_the_threshold_setting_picks_the_form_compiled_first(
+    monkeypatch: pytest.MonkeyPatch,
+    count_calls: Callable[[Any, str], list[int]],
+    stream: str,
+    lean: bool,
+) -> None:
+    """Streaming always (0) compiles the whole kernel at once; never (-1), the lean one
+    for good."""
+    from blkc.backends.cpu import CpuProgram
+
+    monkeypatch.setenv("BLKC_CACHE", "0")
+    monkeypatch.setenv("BLKC_STREAM_BYTES", stream)
+    compiles = count_calls(CpuProgram, "_load_or_compile")
+    kernel = blkc.jit(tripled.fn)
+    for n in (2048, 1 << 15):
+        triple(kernel, n, block=256 if lean else 128)
+    assert compiles[0] == 1 and compiled_code(kernel).lean is lean
+
+
+@needs_x86
+def test_the_variant_for_overlapping_arrays_has_a_lean_form_too(
+    monkeypatch: pytest.MonkeyPatch, count_calls: Callable[[Any, str], list[int]]
+) -> None:
+    from blkc.backends.cpu import CpuProgram
+
+    monkeypatch.setenv("BLKC_CACHE", "0")
+    monkeypatch.setenv("BLKC_STREAM_BYTES", str(1 << 16))
+    compiles = count_calls(CpuProgram, "_load_or_compile")
+    kernel = blkc.jit(tripled.fn)
+    for n in (2048, 1 << 15, 2048):  # in place: x is out
+        x = aligned(n)
+        x[...] = numpy.arange(n)
+        kernel[(-(-n // 2048),)](x, x, n, BLOCK=2048)
+        numpy.testing.assert_array_equal(x, 3 * numpy.arange(n, dtype=numpy.float32))
+    (variant,) = kernel._variants.values()
+    code = variant.program.compiled()[False]
+    assert not code.lean and "!nontemporal" in code.compiled.llvm_ir and compiles[0] == 2
