@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -259,87 +260,144 @@ def compile_isolated(llvm_ir: str, opt: int, what: str) -> tuple[str, bytes]:
     Here it ends the worker, and this process raises `CodeGeneratorCrash` naming `what`
     (the kernel) and LLVM's message; the next compilation starts a new worker. Errors LLVM
     reports (invalid IR) are raised here as they were there, and what it prints reaches
-    stderr; a missing symbol is the loader's to find. The worker is forked from this
-    process at a compilation and serves those that follow within `WORKER_IDLE` seconds of
-    each other (a fork for each cost 10 ms: the child's first writes copy the pages it
-    shares); then it ends, so that the memory it shares with this process is this
-    process's alone again (an array freed here stays in memory while a worker that
-    forked with it lives). Where fork fails, the compilation runs here."""
-    with context_lock:
-        for _ in range(2):
-            worker = _Worker.running()
-            if worker is None:
+    stderr; a missing symbol is the loader's to find.
+
+    Workers are forked from this process as compilations need them, one per compilation
+    running at once (threads compiling kernels together, as an autotuned kernel's configs
+    do: `compile_in_parallel`), at most one per core (`launch.cores`); each serves the
+    compilations that follow within `WORKER_IDLE` seconds of each other (a fork for each
+    cost 10 ms: the child's first writes copy the pages it shares); then it ends, so that
+    the memory it shares with this process is this process's alone again (an array freed
+    here stays in memory while a worker that forked with it lives). Where fork fails, the
+    compilation runs here."""
+    for _ in range(2):
+        worker = _Worker.take()
+        if worker is None:
+            with context_lock:
                 return _optimized_object(llvm_ir, opt)
-            try:
-                return worker.compile(llvm_ir, opt, what)
-            except BrokenPipeError:
-                worker._stop(None)  # it had ended (killed) before this request: start again
-            finally:
-                _Worker.retire_later()
-        raise CodeGeneratorCrash(f"the worker compiling {what} ended at once, twice")
+        try:
+            result = worker.compile(llvm_ir, opt, what)
+        except BrokenPipeError:
+            worker._stop(None)  # it had ended (killed) before this request: start again
+            continue
+        finally:
+            if worker.alive:
+                _Worker.give_back(worker)
+        return result
+    raise CodeGeneratorCrash(f"the worker compiling {what} ended at once, twice")
+
+
+def compile_in_parallel(jobs: Sequence[Callable[[], object]]) -> None:
+    """Run `jobs` (each compiling a kernel's native code) on as many threads as there are
+    workers to compile in (`compile_isolated`): while one thread waits for its worker,
+    another prepares the next request. Where only one compilation can run at a time (one
+    core, or kernels compiled in this process), nothing runs here: each kernel compiles at
+    its first launch, as it would have. An exception of a job is dropped: the launch that
+    needs that kernel meets it again, where it belongs."""
+    threads = min(len(jobs), _Worker.limit()) if isolated() else 1
+    if threads <= 1:
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(job: Callable[[], object]) -> None:
+        try:
+            job()
+        except Exception:  # noqa: BLE001, S110 - met again at the launch that needs it
+            pass
+
+    with ThreadPoolExecutor(threads, thread_name_prefix="blkc-compile") as pool:
+        list(pool.map(run, jobs))
 
 
 WORKER_IDLE = 2.0
-"""Seconds after its last compilation that the worker process ends (`compile_isolated`)."""
+"""Seconds after its last compilation that an idle worker process ends (`compile_isolated`)."""
 
 
 class _Worker:
-    """A process forked from this one that compiles LLVM IR on request (under `context_lock`):
-    requests and results are pickled tuples, each after its length (8 bytes), through two
-    pipes; its stderr goes to a temporary file, read after each request."""
+    """A process forked from this one that compiles LLVM IR on request, for one compilation
+    at a time: requests and results are pickled tuples, each after its length (8 bytes),
+    through two pipes; its stderr goes to a temporary file, read after each request."""
 
-    current: _Worker | None = None
+    idle: list[_Worker] = []  # noqa: RUF012 - the pool's state, shared
+    """Workers waiting for a compilation, the most recently used last."""
+    started: list[_Worker] = []  # noqa: RUF012
+    """Every worker of this process that has not ended."""
+    available = threading.Condition()
+    """Held to change the pool; notified when a worker is given back or ends."""
     used = 0.0
     """When the last compilation ended (`time.monotonic`)."""
     timer: threading.Timer | None = None
 
     def __init__(self, pid: int, requests: int, results: int, messages: Any) -> None:
         self.pid, self.requests, self.results, self.messages = pid, requests, results, messages
-        self.owner = os.getpid()
+        self.alive = True
+
+    @staticmethod
+    def limit() -> int:
+        """How many workers may run at once: one per core this process may use."""
+        from blkc.runtime.launch import cores
+
+        return max(1, cores())
 
     @classmethod
-    def running(cls) -> _Worker | None:
-        """The worker of this process, started if need be; None where fork fails."""
-        worker = cls.current
-        if worker is not None and worker.owner != os.getpid():
-            # Inherited through a fork of this process: the worker is the parent's.
-            os.close(worker.requests)
-            os.close(worker.results)
-            worker = cls.current = None
-            cls.timer = None  # the parent's timer thread is not in this process
-        if worker is None:
-            worker = cls.current = cls._start()
-        return worker
+    def take(cls) -> _Worker | None:
+        """A worker for one compilation, started if none is idle and fewer than `limit`
+        run (else the next one given back); None where fork fails."""
+        with cls.available:
+            while not cls.idle and len(cls.started) >= cls.limit():
+                cls.available.wait()
+            if cls.idle:
+                return cls.idle.pop()
+            with context_lock:  # no thread of this process runs LLVM while it forks
+                worker = cls._start()
+            if worker is not None:
+                cls.started.append(worker)
+            return worker
 
     @classmethod
-    def retire_later(cls) -> None:
-        """Have the worker end once `WORKER_IDLE` seconds pass without a compilation (a
-        timer thread, started where none is waiting)."""
+    def give_back(cls, worker: _Worker) -> None:
+        """`worker` is idle again; it ends `WORKER_IDLE` seconds after the pool's last use."""
         import time
 
-        cls.used = time.monotonic()
-        if cls.timer is None and cls.current is not None:
-            cls.timer = threading.Timer(WORKER_IDLE, cls._retire)
-            cls.timer.daemon = True
-            cls.timer.start()
+        with cls.available:
+            cls.used = time.monotonic()
+            cls.idle.append(worker)
+            cls.available.notify()
+            if cls.timer is None:
+                cls.timer = threading.Timer(WORKER_IDLE, cls._retire)
+                cls.timer.daemon = True
+                cls.timer.start()
 
     @classmethod
     def _retire(cls) -> None:
         import signal
         import time
 
-        with context_lock:
+        with cls.available:
             cls.timer = None
-            worker = cls.current
-            if worker is None or worker.owner != os.getpid():
-                return
             idle = time.monotonic() - cls.used
-            if idle < WORKER_IDLE:  # used since: wait for the rest
+            if idle < WORKER_IDLE and cls.started:  # used since: wait for the rest
                 cls.timer = threading.Timer(WORKER_IDLE - idle, cls._retire)
                 cls.timer.daemon = True
                 cls.timer.start()
                 return
+            retired, cls.idle = cls.idle, []
+        for worker in retired:
             worker._stop(signal.SIGTERM)
+
+    @classmethod
+    def _forget_inherited(cls) -> None:
+        """In a process forked from this one: the workers are the parent's (their pipes are
+        closed here), and the pool starts empty."""
+        for worker in cls.started:
+            for fd in (worker.requests, worker.results):
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        cls.idle, cls.started = [], []
+        cls.available = threading.Condition()
+        cls.timer = None  # the parent's timer thread is not in this process
 
     @classmethod
     def _start(cls) -> _Worker | None:
@@ -415,8 +473,15 @@ class _Worker:
         os.close(self.results)
         self.messages.close()
         _, status = os.waitpid(self.pid, 0)
-        _Worker.current = None
+        self.alive = False
+        with _Worker.available:
+            if self in _Worker.started:
+                _Worker.started.remove(self)
+            _Worker.available.notify()
         return status
+
+
+os.register_at_fork(after_in_child=_Worker._forget_inherited)
 
 
 def _send(fd: int, data: bytes) -> None:

@@ -24,7 +24,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from xdsl.dialects.builtin import ModuleOp
 
@@ -99,6 +99,12 @@ class Backend(ABC):
 
     def prepare(self, kernel: Kernel) -> None:  # noqa: B027 - optional
         """Generate native code now, where a launch would otherwise do it first."""
+
+    def compile_job(self, kernel: Kernel, args: Sequence[object]) -> Callable[[], object] | None:
+        """The native code a launch of `kernel` on the runtime arguments `args` would run,
+        as a job that any thread may run (`runtime.jit.compile_in_parallel`), its part that
+        must run on this thread done now; None where this target has no such job."""
+        return None
 
     def asm(self, kernel: Kernel) -> dict[str, str]:
         """Each stage's text (a backend may produce late stages here, on demand)."""

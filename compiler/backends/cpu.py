@@ -265,13 +265,7 @@ class CpuBackend(Backend):
             kernel.name, kernel.param_types, args, kernel.writes, kernel.param_names, kernel.slots
         )
         shape = normalize_grid(grid, meta)
-        noalias = launch.no_overlap(converted.spans)
-        if not noalias and False not in program.llvm_variants and program.alias_source is None:
-            options = kernel.options or TargetOptions(kernel.target)
-            program.alias_source = functools.partial(
-                alias_llvm_ir, kernel.stages["strict"], self.lowering(options), options.check_bounds
-            )
-        work_bytes = sum(end - start for start, end in converted.spans)
+        noalias, work_bytes = self._variant(kernel, converted.spans)
         binary = program.binary(noalias, large=work_bytes >= launch.stream_threshold())
         bounds = launch.array_bounds(kernel.slots, converted.spans)
         launch.run_grid(
@@ -285,6 +279,28 @@ class CpuBackend(Backend):
         )
         if launch.accessed_outside():
             raise launch.out_of_bounds(kernel.name, program.accesses)
+
+    def _variant(self, kernel: Kernel, spans: Sequence[tuple[int, int]]) -> tuple[bool, int]:
+        """Whether a launch's arrays (`spans`) do not overlap, the variant it runs (its IR
+        made from the strict IR where they do), and the bytes they span in all."""
+        program: CpuProgram = kernel.program
+        noalias = launch.no_overlap(spans)
+        if not noalias and False not in program.llvm_variants and program.alias_source is None:
+            options = kernel.options or TargetOptions(kernel.target)
+            program.alias_source = functools.partial(
+                alias_llvm_ir, kernel.stages["strict"], self.lowering(options), options.check_bounds
+            )
+        return noalias, sum(end - start for start, end in spans)
+
+    def compile_job(self, kernel: Kernel, args: Sequence[object]) -> Callable[[], object] | None:
+        program: CpuProgram = kernel.program
+        converted = launch.convert_args(
+            kernel.name, kernel.param_types, args, kernel.writes, kernel.param_names, kernel.slots
+        )
+        noalias, work_bytes = self._variant(kernel, converted.spans)
+        program._llvm_ir(noalias)  # xDSL lowers it here, on this thread, where it must
+        large = work_bytes >= launch.stream_threshold()
+        return lambda: program.binary(noalias, large)
 
     def prepare(self, kernel: Kernel) -> None:
         kernel.program.binary(True, large=False)  # as the first launches of most kernels

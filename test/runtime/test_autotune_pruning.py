@@ -6,7 +6,9 @@ blocks exercise the pruning."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy
 import pytest
@@ -295,3 +297,36 @@ def test_only_cpu_kernels_are_pruned(l2: callable, monkeypatch: pytest.MonkeyPat
     assert _working_set(small_matmul, args, dict(CONFIGS[0].kwargs)) is None
     l2(1000)
     assert tune().prune_configs(args, {}) == CONFIGS
+
+
+def test_the_configs_compile_in_parallel_before_any_is_timed(
+    monkeypatch: pytest.MonkeyPatch, count_calls: Callable[[Any, str], list[int]]
+) -> None:
+    """Each config kept is lowered, then all are compiled at once
+    (`jit.compile_in_parallel`); the timed runs compile nothing more."""
+    from blkc.backends.cpu import CpuProgram
+    from blkc.runtime import jit
+
+    monkeypatch.setenv(autotuning.PRUNE_ENV, "0")
+    monkeypatch.setenv("BLKC_CACHE", "0")
+    compiled = count_calls(CpuProgram, "_load_or_compile")
+    batches: list[int] = []
+    parallel = jit.compile_in_parallel
+
+    def counted(jobs: list[Callable[[], object]]) -> None:
+        batches.append(len(jobs))
+        before = compiled[0]
+        parallel(jobs)
+        assert compiled[0] == before + (len(jobs) if jit._Worker.limit() > 1 else 0)
+
+    monkeypatch.setattr(jit, "compile_in_parallel", counted)
+    tuned = blkc.autotune(CONFIGS, key=["M", "N", "K"])(blkc.jit(small_matmul.fn))
+    size = 48  # a multiple of 16: kernels the other tests (of 40) have not compiled
+    rng = numpy.random.default_rng(1)
+    a, b = (rng.standard_normal((size, size), numpy.float32) for _ in range(2))
+    for _ in range(2):  # the second launch takes the best config: no tuning, no compiling
+        c = numpy.zeros((size, size), numpy.float32)
+        grid = lambda meta: (blkc.cdiv(size, meta["BLOCK_M"]), blkc.cdiv(size, meta["BLOCK_N"]))  # noqa: E731
+        tuned[grid](a, b, c, size, size, size)
+        numpy.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
+        assert batches == [len(CONFIGS)] and compiled[0] == len(CONFIGS)

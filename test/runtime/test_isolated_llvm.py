@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 
 import numpy
@@ -32,18 +33,25 @@ def aborting(llvm_ir: str, opt: int, check: bool = True) -> tuple[str, bytes]:
 pytestmark = pytest.mark.skipif(not jit.isolated(), reason="compiles in this process here")
 
 
+def stop_idle_workers() -> None:
+    """End the idle workers, so that the next compilations fork new ones (with a patch)."""
+    with jit._Worker.available:
+        idle, jit._Worker.idle = jit._Worker.idle, []
+    for worker in idle:
+        worker._stop(signal.SIGTERM)
+
+
 def test_a_crash_of_llvm_leaves_the_process_running(monkeypatch: pytest.MonkeyPatch) -> None:
     x = numpy.zeros(100, numpy.float32)
     monkeypatch.setattr(jit, "_optimized_object", aborting)
-    if jit._Worker.current is not None:  # forked before the patch: start one with it
-        jit._Worker.current._stop(signal.SIGTERM)
+    stop_idle_workers()  # forked before the patch: start one with it
     with pytest.raises(jit.CodeGeneratorCrash) as info:
         bump[(1,)](x, 100, STEP=3.0)
     message = str(info.value)
     assert "kernel 'bump'" in message and "SIGABRT" in message
     assert "Assertion `VF.isVector()' failed." in message
     monkeypatch.undo()
-    assert jit._Worker.current is None  # the next compilation starts a worker without it
+    assert jit._Worker.started == []  # the next compilation starts a worker without it
     bump[(1,)](x, 100, STEP=3.0)  # not cached by the crash: compiled again, here fine
     bump[(1,)](x, 100, STEP=4.0)
     numpy.testing.assert_array_equal(x, 7.0)
@@ -78,16 +86,16 @@ def test_the_setting_compiles_here(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_worker_killed_between_compilations_is_replaced() -> None:
     text = "define i32 @one() {\n  ret i32 1\n}\n"
+    stop_idle_workers()
     jit.compile_isolated(text, 3, "one")
-    worker = jit._Worker.current
-    assert worker is not None
+    (worker,) = jit._Worker.idle
     os.kill(worker.pid, signal.SIGKILL)
     stat = f"/proc/{worker.pid}/stat"
     while open(stat).read().split(") ")[1][0] != "Z":  # until it has ended
         time.sleep(0.001)
     optimized, _ = jit.compile_isolated(text, 3, "one")
     assert "ret i32 1" in optimized
-    assert jit._Worker.current is not None and jit._Worker.current.pid != worker.pid
+    assert [w.pid for w in jit._Worker.started] != [worker.pid] and worker not in jit._Worker.idle
 
 
 def test_an_idle_worker_ends(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -96,12 +104,60 @@ def test_an_idle_worker_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jit, "WORKER_IDLE", 0.05)
     text = "define i32 @two() {\n  ret i32 2\n}\n"
     jit.compile_isolated(text, 3, "two")
-    worker = jit._Worker.current
-    assert worker is not None
+    worker = jit._Worker.idle[-1]
     deadline = time.monotonic() + 10
-    while jit._Worker.current is worker and time.monotonic() < deadline:
+    while worker in jit._Worker.started and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert jit._Worker.current is None
+    assert jit._Worker.started == [] and jit._Worker.idle == []
     with pytest.raises(ChildProcessError):
         os.waitpid(worker.pid, os.WNOHANG)  # ended and reaped
     assert "ret i32 2" in jit.compile_isolated(text, 3, "two")[0]  # a new one serves
+
+
+def slow_pid(llvm_ir: str, opt: int, check: bool = True) -> tuple[str, bytes]:
+    """A worker's compilation that takes 0.3 s and says which process made it."""
+    time.sleep(0.3)
+    return str(os.getpid()), b""
+
+
+def compile_two_at_once() -> tuple[set[str], float]:
+    results: list[str] = []
+    start = time.monotonic()
+    jobs = [lambda: results.append(jit.compile_isolated("", 3, "k")[0])] * 2
+    threads = [threading.Thread(target=job) for job in jobs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return set(results), time.monotonic() - start
+
+
+@pytest.mark.skipif(jit._Worker.limit() < 2, reason="one core: one worker")
+def test_compilations_at_once_run_in_workers_of_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(jit, "_optimized_object", slow_pid)
+    stop_idle_workers()
+    pids, seconds = compile_two_at_once()
+    assert len(pids) == 2 and seconds < 0.55  # side by side, not one after the other
+    assert len(jit._Worker.idle) == 2
+    stop_idle_workers()
+
+
+def test_no_more_workers_than_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jit, "_optimized_object", slow_pid)
+    monkeypatch.setattr(jit._Worker, "limit", staticmethod(lambda: 1))
+    stop_idle_workers()
+    pids, seconds = compile_two_at_once()
+    assert len(pids) == 1 and seconds >= 0.6  # the second waited for the one worker
+    stop_idle_workers()
+
+
+def test_compile_in_parallel_drops_a_failing_job() -> None:
+    done: list[int] = []
+
+    def failing() -> None:
+        raise RuntimeError("met again at the launch")
+
+    jit.compile_in_parallel([failing, lambda: done.append(1), lambda: done.append(2)])
+    assert sorted(done) == ([1, 2] if jit._Worker.limit() > 1 else [])
