@@ -463,7 +463,16 @@ class _Worker:
         return value  # type: ignore[no-any-return]
 
     def _stop(self, kill: int | None) -> int:
-        """End the worker (sending `kill` first, if given) and wait for it; its status."""
+        """End the worker (sending `kill` first, if given) and wait for it; its status.
+
+        It leaves the pool before its pipes close: a worker forked after that reuses
+        their numbers for its own pipes, which it would close as the pipes of a worker
+        of the pool it inherits (`_forget_inherited`) while this one was still there."""
+        with _Worker.available:
+            if self in _Worker.started:
+                _Worker.started.remove(self)
+            _Worker.available.notify()
+        self.alive = False
         if kill is not None:
             try:
                 os.kill(self.pid, kill)
@@ -473,11 +482,6 @@ class _Worker:
         os.close(self.results)
         self.messages.close()
         _, status = os.waitpid(self.pid, 0)
-        self.alive = False
-        with _Worker.available:
-            if self in _Worker.started:
-                _Worker.started.remove(self)
-            _Worker.available.notify()
         return status
 
 

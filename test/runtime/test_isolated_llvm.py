@@ -109,8 +109,9 @@ def test_an_idle_worker_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     while worker in jit._Worker.started and time.monotonic() < deadline:
         time.sleep(0.01)
     assert jit._Worker.started == [] and jit._Worker.idle == []
-    with pytest.raises(ChildProcessError):
-        os.waitpid(worker.pid, os.WNOHANG)  # ended and reaped
+    while os.path.exists(f"/proc/{worker.pid}") and time.monotonic() < deadline:
+        time.sleep(0.01)  # it leaves the pool first, then the timer's thread reaps it
+    assert not os.path.exists(f"/proc/{worker.pid}")  # ended and reaped (no zombie)
     assert "ret i32 2" in jit.compile_isolated(text, 3, "two")[0]  # a new one serves
 
 
@@ -161,3 +162,16 @@ def test_compile_in_parallel_drops_a_failing_job() -> None:
 
     jit.compile_in_parallel([failing, lambda: done.append(1), lambda: done.append(2)])
     assert sorted(done) == ([1, 2] if jit._Worker.limit() > 1 else [])
+
+
+def test_a_worker_retiring_while_another_starts_leaves_it_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workers retire on a timer thread while compilations fork new ones: a retiring
+    worker's pipes, once closed, may give their numbers to a new worker's, which must not
+    close them as its inheritance (it would end at once: exit status 0)."""
+    monkeypatch.setattr(jit, "WORKER_IDLE", 0.001)
+    text = "define i32 @three() {\n  ret i32 3\n}\n"
+    for _ in range(100):
+        assert "ret i32 3" in jit.compile_isolated(text, 3, "three")[0]
+        time.sleep(0.0015)
