@@ -294,7 +294,7 @@ def compile_in_parallel(jobs: Sequence[Callable[[], object]]) -> None:
     core, or kernels compiled in this process), nothing runs here: each kernel compiles at
     its first launch, as it would have. An exception of a job is dropped: the launch that
     needs that kernel meets it again, where it belongs."""
-    threads = min(len(jobs), _Worker.limit()) if isolated() else 1
+    threads = min(len(jobs), parallel_compilations())
     if threads <= 1:
         return
     from concurrent.futures import ThreadPoolExecutor
@@ -307,6 +307,12 @@ def compile_in_parallel(jobs: Sequence[Callable[[], object]]) -> None:
 
     with ThreadPoolExecutor(threads, thread_name_prefix="blkc-compile") as pool:
         list(pool.map(run, jobs))
+
+
+def parallel_compilations() -> int:
+    """How many compilations can run side by side: one per worker process allowed (one per
+    core), or one where kernels compile in this process."""
+    return _Worker.limit() if isolated() else 1
 
 
 WORKER_IDLE = 2.0

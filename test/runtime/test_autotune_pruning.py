@@ -299,11 +299,13 @@ def test_only_cpu_kernels_are_pruned(l2: callable, monkeypatch: pytest.MonkeyPat
     assert tune().prune_configs(args, {}) == CONFIGS
 
 
+@pytest.mark.parametrize("side_by_side", [2, 1])
 def test_the_configs_compile_in_parallel_before_any_is_timed(
-    monkeypatch: pytest.MonkeyPatch, count_calls: Callable[[Any, str], list[int]]
+    monkeypatch: pytest.MonkeyPatch, count_calls: Callable[[Any, str], list[int]], side_by_side: int
 ) -> None:
     """Each config kept is lowered, then all are compiled at once
-    (`jit.compile_in_parallel`); the timed runs compile nothing more."""
+    (`jit.compile_in_parallel`); the timed runs compile nothing more. Where compilations
+    cannot run side by side (one core), each config compiles where it is first timed."""
     from blkc.backends.cpu import CpuProgram
     from blkc.runtime import jit
 
@@ -317,16 +319,19 @@ def test_the_configs_compile_in_parallel_before_any_is_timed(
         batches.append(len(jobs))
         before = compiled[0]
         parallel(jobs)
-        assert compiled[0] == before + (len(jobs) if jit._Worker.limit() > 1 else 0)
+        assert compiled[0] == before + len(jobs)
 
     monkeypatch.setattr(jit, "compile_in_parallel", counted)
+    monkeypatch.setattr(jit, "parallel_compilations", lambda: side_by_side)
     tuned = blkc.autotune(CONFIGS, key=["M", "N", "K"])(blkc.jit(small_matmul.fn))
-    size = 48  # a multiple of 16: kernels the other tests (of 40) have not compiled
+    size = 48  # a multiple of 16, and a dtype for each case: kernels no other test compiled
+    dtype = numpy.float32 if side_by_side > 1 else numpy.float64
+    batches_expected = [len(CONFIGS)] if side_by_side > 1 else []
     rng = numpy.random.default_rng(1)
-    a, b = (rng.standard_normal((size, size), numpy.float32) for _ in range(2))
+    a, b = (rng.standard_normal((size, size)).astype(dtype) for _ in range(2))
     for _ in range(2):  # the second launch takes the best config: no tuning, no compiling
-        c = numpy.zeros((size, size), numpy.float32)
+        c = numpy.zeros((size, size), dtype)
         grid = lambda meta: (blkc.cdiv(size, meta["BLOCK_M"]), blkc.cdiv(size, meta["BLOCK_N"]))  # noqa: E731
         tuned[grid](a, b, c, size, size, size)
         numpy.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
-        assert batches == [len(CONFIGS)] and compiled[0] == len(CONFIGS)
+        assert batches == batches_expected and compiled[0] == len(CONFIGS)
