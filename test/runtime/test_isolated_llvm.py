@@ -175,3 +175,31 @@ def test_a_worker_retiring_while_another_starts_leaves_it_whole(
     for _ in range(100):
         assert "ret i32 3" in jit.compile_isolated(text, 3, "three")[0]
         time.sleep(0.0015)
+
+
+def _compile_in_child(queue: object) -> None:
+    text = "define i32 @five() {\n  ret i32 5\n}\n"
+    fresh = jit._Worker.started == [] and jit._Worker.idle == []
+    optimized, _ = jit.compile_isolated(text, 3, "five")
+    queue.put((fresh, "ret i32 5" in optimized, [w.pid for w in jit._Worker.started]))  # type: ignore[attr-defined]
+
+
+def test_a_forked_process_starts_a_pool_of_its_own() -> None:
+    """A process forked while this one has workers does not share them (their pipes carry
+    this process's requests): its pool starts empty, and its compilations fork workers of
+    their own; this process's workers go on serving it."""
+    import multiprocessing
+
+    text = "define i32 @four() {\n  ret i32 4\n}\n"
+    jit.compile_isolated(text, 3, "four")
+    ours = [w.pid for w in jit._Worker.started]
+    assert ours
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_compile_in_child, args=(queue,))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    fresh, compiled, theirs = queue.get(timeout=5)
+    assert fresh and compiled and theirs and not set(theirs) & set(ours)
+    assert "ret i32 4" in jit.compile_isolated(text, 3, "four")[0]
