@@ -491,7 +491,8 @@ class _Worker:
         return status
 
 
-os.register_at_fork(after_in_child=_Worker._forget_inherited)
+if hasattr(os, "register_at_fork"):  # where processes fork (not on Windows)
+    os.register_at_fork(after_in_child=_Worker._forget_inherited)
 
 
 def _send(fd: int, data: bytes) -> None:
