@@ -649,10 +649,13 @@ class JITFunction(KeptLaunchers, _Launchable):
         kernel.run(grid, runtime, arguments, num_cpu_threads)
         return kernel, arguments
 
-    def _compile_job(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+    def _compile_job(
+        self, args: Sequence[Any], kwargs: dict[str, Any], warmup: bool = False
+    ) -> Any:
         """Lower the variant a launch with these arguments and keywords (launch options
         among them) would run, and return the job that compiles its native code
-        (`Backend.compile_job`), or None."""
+        (`Backend.compile_job`), or None where its target has none; with `warmup`, the
+        job compiles what `warmup` does (`Kernel.prepare`)."""
         options = {name: kwargs.get(name) for name in _LAUNCH_OPTIONS}
         rest = {k: v for k, v in kwargs.items() if k not in options}
         threads = {"num_warps": options["num_warps"], "num_cpu_threads": options["num_cpu_threads"]}
@@ -660,7 +663,8 @@ class JITFunction(KeptLaunchers, _Launchable):
         kernel, runtime = self.compile_for(
             arguments, options["policy"], options["target"], options["num_warps"], options["arch"]
         )
-        return kernel.backend.compile_job(kernel, runtime)
+        job = kernel.backend.compile_job(kernel, runtime)
+        return kernel.prepare if warmup and job is not None else job
 
     def _meta(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         """The arguments by name that a grid function gets, for a launch's arguments and
@@ -1421,11 +1425,24 @@ class Autotuner(_Decorator):
         compile_in_parallel(jobs)
 
     def warmup(self, *args: Any, **kwargs: Any) -> list[Any]:
-        """Compile every config that pruning keeps without running; return the compiled
-        kernels."""
-        return [
-            self.fn.warmup(*args, **kwargs, **c.kwargs) for c in self.prune_configs(args, kwargs)
-        ]
+        """Compile every config that pruning keeps without running (their native code in
+        parallel where compilations can run side by side, as `_compile_configs` does);
+        return the compiled kernels."""
+        from blkc.runtime.jit import compile_in_parallel, parallel_compilations
+
+        configs = self.prune_configs(args, kwargs)
+        if len(configs) > 1 and parallel_compilations() > 1 and hasattr(self.fn, "_compile_job"):
+            launch = {k: v for k, v in kwargs.items() if k != "grid"}
+            jobs = []
+            for config in configs:
+                try:
+                    job = self.fn._compile_job(args, {**launch, **config.kwargs}, warmup=True)
+                except Exception:  # noqa: BLE001, S112 - raised again by its warmup below
+                    continue
+                if job is not None:
+                    jobs.append(job)
+            compile_in_parallel(jobs)
+        return [self.fn.warmup(*args, **kwargs, **c.kwargs) for c in configs]
 
     def prune_configs(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Config]:
         """The configs worth timing for a launch: those `prune_configs_by` keeps, then, where

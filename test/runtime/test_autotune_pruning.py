@@ -335,3 +335,23 @@ def test_the_configs_compile_in_parallel_before_any_is_timed(
         tuned[grid](a, b, c, size, size, size)
         numpy.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-4)
         assert batches == batches_expected and compiled[0] == len(CONFIGS)
+
+
+def test_warmup_compiles_the_configs_in_parallel(
+    monkeypatch: pytest.MonkeyPatch, count_calls: Callable[[Any, str], list[int]]
+) -> None:
+    from blkc.backends.cpu import CpuProgram
+    from blkc.runtime import jit
+
+    monkeypatch.setenv(autotuning.PRUNE_ENV, "0")
+    monkeypatch.setenv("BLKC_CACHE", "0")
+    monkeypatch.setattr(jit, "parallel_compilations", lambda: 2)
+    compiled = count_calls(CpuProgram, "_load_or_compile")
+    batches = count_calls(jit, "compile_in_parallel")
+    tuned = blkc.autotune(CONFIGS, key=["M", "N", "K"])(blkc.jit(small_matmul.fn))
+    size = 32  # float16 operands: kernels of their own
+    a = numpy.ones((size, size), numpy.float16)
+    c = numpy.zeros((size, size), numpy.float32)
+    kernels = tuned.warmup(a, a, c, size, size, size, grid=(1,))  # a twice: they overlap
+    assert len(kernels) == len(CONFIGS) and batches[0] == 1
+    assert compiled[0] == len(CONFIGS)  # each once, in the batch; warmup found them
