@@ -1372,7 +1372,7 @@ class Autotuner(_Decorator):
         configs = self.prune_configs(args, kwargs)
         if len(configs) == 1:
             return configs[0]
-        self._compile_configs(args, kwargs, arguments, configs)
+        self._compile_configs(args, kwargs, configs, arguments)
 
         def once(config: Config) -> None:
             full = {**arguments, **config.kwargs}
@@ -1396,29 +1396,30 @@ class Autotuner(_Decorator):
         self,
         args: Sequence[Any],
         kwargs: dict[str, Any],
-        arguments: dict[str, Any],
         configs: Sequence[Config],
+        arguments: dict[str, Any] | None = None,
     ) -> None:
-        """Every config's native code before any is timed, where compilations can run side
-        by side (`runtime.jit.parallel_compilations`): each lowered in turn here (after its
-        pre-hook, which may change the arguments), then compiled in parallel
-        (`runtime.jit.compile_in_parallel`: on two cores, a 512^3 matmul's four configs in
-        0.67-0.74 s instead of about 1.4). A config that fails to lower or compile fails
-        again where it is timed, as it did before; a function this one wraps that has no
-        `_compile_job` (heuristics) compiles each config there too."""
+        """Every config's native code ahead, where compilations can run side by side
+        (`runtime.jit.parallel_compilations`): each lowered in turn here, then compiled in
+        parallel (`runtime.jit.compile_in_parallel`: on two cores, a 512^3 matmul's four
+        configs in 0.67-0.74 s instead of about 1.4). Before timing (`arguments` given),
+        each config's pre-hook runs first, since it may change the arguments, and each
+        compiles the variant its launch runs; for `warmup`, what `warmup` compiles. A
+        config that fails to lower or compile fails again where it is timed or warmed up,
+        as it did before; a function this one wraps without `_compile_job` (heuristics)
+        compiles each config there too."""
         from blkc.runtime.jit import compile_in_parallel, parallel_compilations
 
-        if parallel_compilations() < 2 or not hasattr(self.fn, "_compile_job"):
+        if len(configs) < 2 or parallel_compilations() < 2 or not hasattr(self.fn, "_compile_job"):
             return
         jobs = []
         for config in configs:
-            if config.pre_hook is not None:
+            if arguments is not None and config.pre_hook is not None:
                 config.pre_hook({**arguments, **config.kwargs})
+            given = {**config.with_launch_options(kwargs), **config.kwargs}
             try:
-                job = self.fn._compile_job(
-                    args, {**config.with_launch_options(kwargs), **config.kwargs}
-                )
-            except Exception:  # noqa: BLE001, S112 - raised again where it is timed
+                job = self.fn._compile_job(args, given, warmup=arguments is None)
+            except Exception:  # noqa: BLE001, S112 - raised again where it is run
                 continue
             if job is not None:
                 jobs.append(job)
@@ -1426,22 +1427,9 @@ class Autotuner(_Decorator):
 
     def warmup(self, *args: Any, **kwargs: Any) -> list[Any]:
         """Compile every config that pruning keeps without running (their native code in
-        parallel where compilations can run side by side, as `_compile_configs` does);
-        return the compiled kernels."""
-        from blkc.runtime.jit import compile_in_parallel, parallel_compilations
-
+        parallel, `_compile_configs`); return the compiled kernels."""
         configs = self.prune_configs(args, kwargs)
-        if len(configs) > 1 and parallel_compilations() > 1 and hasattr(self.fn, "_compile_job"):
-            launch = {k: v for k, v in kwargs.items() if k != "grid"}
-            jobs = []
-            for config in configs:
-                try:
-                    job = self.fn._compile_job(args, {**launch, **config.kwargs}, warmup=True)
-                except Exception:  # noqa: BLE001, S112 - raised again by its warmup below
-                    continue
-                if job is not None:
-                    jobs.append(job)
-            compile_in_parallel(jobs)
+        self._compile_configs(args, {k: v for k, v in kwargs.items() if k != "grid"}, configs)
         return [self.fn.warmup(*args, **kwargs, **c.kwargs) for c in configs]
 
     def prune_configs(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Config]:
