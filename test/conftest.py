@@ -47,6 +47,25 @@ def _in_threads(count: int, work: Callable[[int], Any]) -> list[Any]:
     return results
 
 
+def _put_result(queue: Any, work: Callable[[], Any]) -> None:
+    queue.put(work())
+
+
+def _in_forked_child(work: Callable[[], Any]) -> Any:
+    """`work()` in a child process forked from this one (so that it inherits this one's
+    state: its LLVM workers, its native pool); its result (picklable), once the child
+    ended normally."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_put_result, args=(queue, work))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0
+    return queue.get(timeout=5)
+
+
 def _launch_on(kernel: Any, target: str, grid: tuple[int, ...], *args: Any, **meta: Any) -> None:
     """`kernel[grid](*args, **meta)` compiled for `target`, or, for "interpreter", its
     loose IR made strict and run by the reference interpreter."""
@@ -85,6 +104,13 @@ def in_threads() -> Callable[[int, Callable[[int], Any]], list[Any]]:
     """``in_threads(count, work)``: `work(i)` on `count` threads started together (see
     `_in_threads`)."""
     return _in_threads
+
+
+@pytest.fixture
+def in_forked_child() -> Callable[[Callable[[], Any]], Any]:
+    """``in_forked_child(work)``: `work()` in a forked child process, its result (see
+    `_in_forked_child`)."""
+    return _in_forked_child
 
 
 @pytest.fixture

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 import pytest
@@ -121,35 +122,31 @@ def slow_pid(llvm_ir: str, opt: int, check: bool = True) -> tuple[str, bytes]:
     return str(os.getpid()), b""
 
 
-def compile_two_at_once() -> tuple[set[str], float]:
-    results: list[str] = []
+def compile_two_at_once(in_threads: Callable[..., list[Any]]) -> tuple[set[str], float]:
     start = time.monotonic()
-    jobs = [lambda: results.append(jit.compile_isolated("", 3, "k")[0])] * 2
-    threads = [threading.Thread(target=job) for job in jobs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = in_threads(2, lambda _: jit.compile_isolated("", 3, "k")[0])
     return set(results), time.monotonic() - start
 
 
 @pytest.mark.skipif(jit._Worker.limit() < 2, reason="one core: one worker")
 def test_compilations_at_once_run_in_workers_of_their_own(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, in_threads: Callable[..., list[Any]]
 ) -> None:
     monkeypatch.setattr(jit, "_optimized_object", slow_pid)
     stop_idle_workers()
-    pids, seconds = compile_two_at_once()
+    pids, seconds = compile_two_at_once(in_threads)
     assert len(pids) == 2 and seconds < 0.55  # side by side, not one after the other
     assert len(jit._Worker.idle) == 2
     stop_idle_workers()
 
 
-def test_no_more_workers_than_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_more_workers_than_cores(
+    monkeypatch: pytest.MonkeyPatch, in_threads: Callable[..., list[Any]]
+) -> None:
     monkeypatch.setattr(jit, "_optimized_object", slow_pid)
     monkeypatch.setattr(jit._Worker, "limit", staticmethod(lambda: 1))
     stop_idle_workers()
-    pids, seconds = compile_two_at_once()
+    pids, seconds = compile_two_at_once(in_threads)
     assert len(pids) == 1 and seconds >= 0.6  # the second waited for the one worker
     stop_idle_workers()
 
@@ -177,29 +174,21 @@ def test_a_worker_retiring_while_another_starts_leaves_it_whole(
         time.sleep(0.0015)
 
 
-def _compile_in_child(queue: object) -> None:
+def _compile_in_child() -> tuple[bool, bool, list[int]]:
     text = "define i32 @five() {\n  ret i32 5\n}\n"
     fresh = jit._Worker.started == [] and jit._Worker.idle == []
     optimized, _ = jit.compile_isolated(text, 3, "five")
-    queue.put((fresh, "ret i32 5" in optimized, [w.pid for w in jit._Worker.started]))  # type: ignore[attr-defined]
+    return fresh, "ret i32 5" in optimized, [w.pid for w in jit._Worker.started]
 
 
-def test_a_forked_process_starts_a_pool_of_its_own() -> None:
+def test_a_forked_process_starts_a_pool_of_its_own(in_forked_child: Callable[..., Any]) -> None:
     """A process forked while this one has workers does not share them (their pipes carry
     this process's requests): its pool starts empty, and its compilations fork workers of
     their own; this process's workers go on serving it."""
-    import multiprocessing
-
     text = "define i32 @four() {\n  ret i32 4\n}\n"
     jit.compile_isolated(text, 3, "four")
     ours = [w.pid for w in jit._Worker.started]
     assert ours
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    child = context.Process(target=_compile_in_child, args=(queue,))
-    child.start()
-    child.join(timeout=60)
-    assert child.exitcode == 0
-    fresh, compiled, theirs = queue.get(timeout=5)
+    fresh, compiled, theirs = in_forked_child(_compile_in_child)
     assert fresh and compiled and theirs and not set(theirs) & set(ours)
     assert "ret i32 4" in jit.compile_isolated(text, 3, "four")[0]

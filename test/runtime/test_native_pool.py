@@ -8,6 +8,8 @@ import ctypes
 import struct
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import numpy
 import pytest
@@ -198,26 +200,18 @@ def test_threads_launching_large_grids_at_once_get_their_own_results() -> None:
     assert not errors, errors[0]
 
 
-def _launch_in_child(queue: object) -> None:
+def _launch_in_child() -> bool:
     x = numpy.arange(256 * 1000, dtype=numpy.float32).reshape(256, 1000)
     y = numpy.zeros_like(x)
     scale_rows[(256,)](x, y, 1000, 2.0, CHECK=False, BLOCK=1024)
-    queue.put(bool((y == 2 * x).all()))  # type: ignore[attr-defined]
+    return bool((y == 2 * x).all())
 
 
-def test_a_forked_child_launches_large_grids() -> None:
-    import multiprocessing
-
+def test_a_forked_child_launches_large_grids(in_forked_child: Callable[..., Any]) -> None:
     x = numpy.ones((256, 1000), numpy.float32)
     for _ in range(3):  # the pool and a stub exist before the fork
         scale_rows[(256,)](x, numpy.zeros_like(x), 1000, 2.0, CHECK=False, BLOCK=1024)
-    context = multiprocessing.get_context("fork")
-    queue = context.Queue()
-    child = context.Process(target=_launch_in_child, args=(queue,))
-    child.start()
-    child.join(timeout=60)
-    assert child.exitcode == 0
-    assert queue.get(timeout=5) is True
+    assert in_forked_child(_launch_in_child) is True
 
 
 def test_workers_spin_for_milliseconds_after_a_job_then_sleep(counter: int) -> None:
