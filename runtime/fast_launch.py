@@ -230,10 +230,10 @@ class _Emitter:
         inline_always: bool,
         pool: Pooled | None = None,
         suffix: str = "",
-        python_from: int | None = None,
+        lean: bool = False,
     ):
         self.args = list(args)
-        self.python_from = python_from
+        self.lean = lean
         self.pool = pool
         self.abi = list(abi)
         self.module = ir.Module(name="blkc_stub")
@@ -339,8 +339,8 @@ class _Emitter:
         size = ir.Constant(I64, 0)
         for _, start, end in spans:
             size = b.add(size, b.sub(end, start))
-        if self.python_from is not None:
-            self.check(b.icmp_unsigned("<", size, ir.Constant(I64, self.python_from)), "lean")
+        if self.lean:  # a launch that could stream needs the whole kernel: Python compiles it
+            self.check(b.icmp_unsigned("<", size, ir.Constant(I64, self.threshold)), "lean")
         if not self.inline_always:
             small = b.icmp_unsigned("<=", size, ir.Constant(I64, INLINE_BYTES))
             inline = b.or_(small, b.icmp_signed("==", total, ir.Constant(I64, 1)))
@@ -689,21 +689,22 @@ def build(
     inline_always: bool = False,
     pool: Pooled | None = None,
     owners: Sequence[object] = (),
-    python_from: int | None = None,
+    lean: bool = False,
 ) -> Stub:
     """Compile the stub of one kernel variant: `args` describe the positional arguments,
     `abi` the launcher's own parameters, `launchers` the address of each compiled variant
     (True: the one for arrays that do not overlap), `failures_address` the count of failed
     assertions (int32); `owners` hold the code at those addresses, and the stub's function
-    keeps them alive (it may outlive whatever else held them). Launches whose arrays span
-    `python_from` bytes or more in all, where given, are left to Python.
+    keeps them alive (it may outlive whatever else held them). With `lean` (the launchers
+    are a kernel's lean form, `launch.without_stream_copies`), launches whose arrays span
+    `threshold` bytes or more in all are left to Python.
 
     Where `elf_loader` loads objects, the stub's object code is kept in the disk cache
     under its IR text, which names every address it uses by a symbol (`_Emitter.link`):
     a new process builds the stubs of its cached kernels without LLVM."""
     options = (args, abi, launchers, failures_address, threshold, inline_always, pool)
     if elf_loader.supported():
-        emitter = _Emitter(*options, python_from=python_from)
+        emitter = _Emitter(*options, lean=lean)
         text = emitter.emit()
         try:
             code = _object_code(text)
@@ -718,7 +719,7 @@ def build(
     from blkc.runtime.jit import add_symbols, compile_ir
 
     with _lock:  # LLVM's symbols are the process's: each stub's are its own
-        emitter = _Emitter(*options, suffix=f".{next(_serial)}", python_from=python_from)
+        emitter = _Emitter(*options, suffix=f".{next(_serial)}", lean=lean)
         text = emitter.emit()
         add_symbols({**emitter.linked, **_symbols})
         # O1 runs these checks as fast as O2 does and builds in half the time (tens of

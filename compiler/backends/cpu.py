@@ -359,18 +359,17 @@ def launch_stub(kernel: Kernel, plan: list[Any], num_cpu_threads: int | None) ->
     if not binaries:
         return None
     inline_always = num_cpu_threads == 1 or launch.cores() == 1
-    threshold = launch.stream_threshold()
     return fast_launch.build(
         plan,
         [fast_launch.abi_type(str(t)) for t in program.abi],
         {noalias: b.compiled.address(program.launcher) for noalias, b in binaries.items()},
         ctypes.addressof(launch.failure_count),
-        threshold,
+        launch.stream_threshold(),
         inline_always=inline_always,
         pool=None if inline_always else _pooled(binaries, num_cpu_threads),
         owners=[b.compiled for b in binaries.values()],
         # A lean kernel leaves launches that would stream to Python (`CpuProgram.binary`).
-        python_from=threshold if any(b.lean for b in binaries.values()) else None,
+        lean=any(b.lean for b in binaries.values()),
     )
 
 
