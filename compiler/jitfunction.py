@@ -663,8 +663,7 @@ class JITFunction(KeptLaunchers, _Launchable):
         kernel, runtime = self.compile_for(
             arguments, options["policy"], options["target"], options["num_warps"], options["arch"]
         )
-        job = kernel.backend.compile_job(kernel, runtime)
-        return kernel.prepare if warmup and job is not None else job
+        return kernel.backend.compile_job(kernel, None if warmup else runtime)
 
     def _meta(self, args: Sequence[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         """The arguments by name that a grid function gets, for a launch's arguments and

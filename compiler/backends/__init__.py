@@ -100,10 +100,13 @@ class Backend(ABC):
     def prepare(self, kernel: Kernel) -> None:  # noqa: B027 - optional
         """Generate native code now, where a launch would otherwise do it first."""
 
-    def compile_job(self, kernel: Kernel, args: Sequence[object]) -> Callable[[], object] | None:
-        """The native code a launch of `kernel` on the runtime arguments `args` would run,
-        as a job that any thread may run (`runtime.jit.compile_in_parallel`), its part that
-        must run on this thread done now; None where this target has no such job."""
+    def compile_job(
+        self, kernel: Kernel, args: Sequence[object] | None
+    ) -> Callable[[], object] | None:
+        """The native code a launch of `kernel` on the runtime arguments `args` would run
+        (None: what `prepare` makes), as a job that any thread may run
+        (`runtime.jit.compile_in_parallel`), its part that must run on this thread done
+        now; None where this target has no such job."""
         return None
 
     def asm(self, kernel: Kernel) -> dict[str, str]:

@@ -292,7 +292,11 @@ class CpuBackend(Backend):
             )
         return noalias, sum(end - start for start, end in spans)
 
-    def compile_job(self, kernel: Kernel, args: Sequence[object]) -> Callable[[], object] | None:
+    def compile_job(
+        self, kernel: Kernel, args: Sequence[object] | None
+    ) -> Callable[[], object] | None:
+        if args is None:
+            return lambda: self.prepare(kernel)
         program: CpuProgram = kernel.program
         converted = launch.convert_args(
             kernel.name, kernel.param_types, args, kernel.writes, kernel.param_names, kernel.slots
