@@ -2,6 +2,7 @@
 sizes, in one process, as `blkc.testing.perf_report` benchmarks.
 
     python bench/cost_curve.py [--quick] [--case NAME ...] [--out [DIR]] [--warmup MS] [--rep MS]
+                               [--rounds N]
 
 Cases and sizes (--quick takes two small sizes of each):
 
@@ -12,12 +13,16 @@ Cases and sizes (--quick takes two small sizes of each):
 
 blkc runs the examples' kernels through their Python wrappers, as users launch them; NumPy
 and torch (CPU, its default threads) compute the same thing with their own calls, numba
-with parallel loops. Every result is first checked against NumPy's. Each time is the median
-of `blkc.testing.do_bench` (which evicts the caches before every timed run, so all compete
-from cold caches). The table gives the times and the ratios blkc / other (below 1: blkc is
-faster). With --out (default folder bench/results) it also writes each case's CSV and plot
-(time against size, log axes; the plot needs matplotlib, `pip install blkc[bench]`) and
-the table as cost_curve.txt.
+with parallel loops. Every result is first checked against NumPy's. Times come from
+`blkc.testing.do_bench`, which evicts the caches before every timed run, so all compete
+from cold caches. A size's providers run in turn, --rounds times (5; each round times a
+--rounds'th of --rep), and each time is the median of all of a provider's runs: a burst of
+other work on the host then slows every provider alike, where one block of runs each would
+let it fall on one of them. Each turn starts `SETTLE` seconds after the one before, once
+the threads of the one before have stopped spinning. The table gives the times and the
+ratios blkc / other (below 1: blkc is faster). With --out (default folder bench/results)
+it also writes each case's CSV and plot (time against size, log axes; the plot needs
+matplotlib, `pip install blkc[bench]`) and the table as cost_curve.txt.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import argparse
 import importlib
 import importlib.util
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +44,12 @@ import blkc.testing
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
+
+SETTLE = 0.05
+"""Seconds between two providers' turns: a call right after another library's shares the
+cores with that library's threads, which spin a while after a call (torch's OpenMP workers
+10-20 ms, blkc's pool 5 ms). On a 2-core Zen 5, a 64K-element blkc vector add right after
+torch's took 6.6-7.3 us, and 5.1-5.4 us after NumPy's."""
 
 Run = Callable[[], object]
 """One provider's computation of a case, returning its output (an array or a tensor)."""
@@ -257,10 +269,12 @@ CASES = (
 class Curve:
     """One run of the cost curve: the cases' benchmarks and the times they record."""
 
-    def __init__(self, cols: int, warmup: float, rep: float) -> None:
-        self.cols, self.warmup, self.rep = cols, warmup, rep
+    def __init__(self, cols: int, warmup: float, rep: float, rounds: int = 1) -> None:
+        self.cols, self.warmup, self.rep, self.rounds = cols, warmup, rep, rounds
         self.rows: dict[tuple[str, int], Row] = {}
         self.work: tuple[tuple[str, int], Work] | None = None
+        self.times: dict[str, list[float]] = {}
+        """The current size's times of each provider, over all rounds."""
 
     def providers(self) -> list[str]:
         present = {"torch": torch, "numba": numba}
@@ -283,20 +297,14 @@ class Curve:
         )
 
     def measure(self, size: int, provider: str, case: Case) -> tuple[float, float, float]:
-        """`provider`'s median, 20% and 80% times on `case` at `size`, after checking its
-        result against NumPy's."""
-        work = self.prepare(case, size)
-        run = work.runs[provider]
-        result = numpy.asarray(run())
-        numpy.testing.assert_allclose(
-            result,
-            work.expected,
-            rtol=work.rtol,
-            atol=work.atol,
-            err_msg=f"{provider}, {case.name} {size}",
-        )
-        median, low, high = blkc.testing.do_bench(
-            run, warmup=self.warmup, rep=self.rep, quantiles=[0.5, 0.2, 0.8]
+        """`provider`'s median, 20% and 80% times on `case` at `size`. The first provider
+        asked for a size times them all (`time_providers`)."""
+        if self.work is None or self.work[0] != (case.name, size):
+            self.work = None  # frees the previous size's arrays first
+            self.work = ((case.name, size), case.prepare(size, self.cols))
+            self.times = self.time_providers(self.work[1], f"{case.name} {size}")
+        median, low, high = (
+            float(q) for q in numpy.quantile(self.times[provider], [0.5, 0.2, 0.8])
         )
         row = self.rows.setdefault(
             (case.name, size), Row(case.name, case.shape(size, self.cols), {})
@@ -304,12 +312,28 @@ class Curve:
         row.times[provider] = median
         return median, low, high
 
-    def prepare(self, case: Case, size: int) -> Work:
-        """The work of `case` at `size`, kept while its providers run (they run in turn)."""
-        if self.work is None or self.work[0] != (case.name, size):
-            self.work = None  # frees the previous size's arrays first
-            self.work = ((case.name, size), case.prepare(size, self.cols))
-        return self.work[1]
+    def time_providers(self, work: Work, what: str) -> dict[str, list[float]]:
+        """Each provider's times on `work`, after checking its result against NumPy's: the
+        providers in turn, `rounds` times, each timing its calls for a `rounds`th of
+        `rep`, `SETTLE` seconds after the turn before."""
+        times: dict[str, list[float]] = {}
+        for provider, run in work.runs.items():
+            numpy.testing.assert_allclose(
+                numpy.asarray(run()),
+                work.expected,
+                rtol=work.rtol,
+                atol=work.atol,
+                err_msg=f"{provider}, {what}",
+            )
+            times[provider] = []
+        for _ in range(self.rounds):
+            for provider, run in work.runs.items():
+                time.sleep(SETTLE)
+                found = blkc.testing.do_bench(
+                    run, warmup=self.warmup, rep=self.rep / self.rounds, return_mode="all"
+                )
+                times[provider].extend(found)  # type: ignore[arg-type]
+        return times
 
 
 def format_table(rows: Sequence[Row], providers: Sequence[str]) -> str:
@@ -341,8 +365,13 @@ def main(argv: Sequence[str] | None = None) -> list[Row]:
         const=ROOT / "bench" / "results",
         help="write CSV, PNG, table",
     )
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="times each size's providers run in turn"
+    )
     args = parser.parse_args(argv)
-    curve = Curve(args.cols, args.warmup, args.rep)
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
+    curve = Curve(args.cols, args.warmup, args.rep, args.rounds)
     cases = [c for c in CASES if not args.case or c.name in args.case]
     benchmarks = [curve.benchmark(c, c.quick if args.quick else c.sizes) for c in cases]
     blkc.testing.perf_report(benchmarks)(curve.measure).run(save_path=str(args.out or ""))

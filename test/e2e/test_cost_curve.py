@@ -24,10 +24,12 @@ def cost_curve() -> ModuleType:
 
 
 def test_quick_run_gives_a_time_per_provider_for_every_case_and_size(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     curve = cost_curve()
-    args = ["--quick", "--cols", "48", "--warmup", "0", "--rep", "1", "--out", str(tmp_path)]
+    monkeypatch.setattr(curve, "SETTLE", 0.0)
+    args = ["--quick", "--cols", "48", "--warmup", "0", "--rep", "1", "--rounds", "2"]
+    args += ["--out", str(tmp_path)]
     rows = curve.main(args)
     providers = curve.Curve(48, 0, 1).providers()
     assert providers[:2] == ["blkc", "numpy"]
@@ -65,3 +67,36 @@ def test_sizes_span_the_ranges_asked() -> None:
     assert (sizes["softmax"][0], sizes["softmax"][-1]) == (64, 16 << 10)
     assert (sizes["layer norm"][0], sizes["layer norm"][-1]) == (64, 16 << 10)
     assert (sizes["matmul"][0], sizes["matmul"][-1]) == (64, 2048)
+
+
+def test_providers_run_in_turn_each_round_and_times_pool_over_rounds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    curve = cost_curve()
+    expected = curve.numpy.arange(3.0)
+    runs = {"blkc": lambda: expected, "numpy": lambda: expected}
+    work = curve.Work(runs, expected, 0.0, 0.0)
+    timed: list[tuple[str, float]] = []
+    rounds = iter(range(100))
+
+    def do_bench(run, warmup, rep, return_mode):  # type: ignore[no-untyped-def]
+        assert return_mode == "all"
+        provider = "blkc" if run is runs["blkc"] else "numpy"
+        timed.append((provider, rep))
+        start = next(rounds) * 10.0
+        return [start, start + 1.0] if provider == "blkc" else [start + 5.0]
+
+    monkeypatch.setattr(curve.blkc.testing, "do_bench", do_bench)
+    pauses: list[float] = []
+    monkeypatch.setattr(curve.time, "sleep", pauses.append)
+    case = curve.Case(
+        "vector add", (8,), (8,), "elements", lambda n, cols: work, lambda n, cols: str(n)
+    )
+    measured = curve.Curve(48, 0, 30.0, rounds=3)
+    median, low, high = measured.measure(8, "blkc", case)
+    assert timed == [("blkc", 10.0), ("numpy", 10.0)] * 3
+    assert measured.times["blkc"] == [0.0, 1.0, 20.0, 21.0, 40.0, 41.0]
+    assert median == pytest.approx(20.5) and low < median < high
+    assert measured.measure(8, "numpy", case)[0] == pytest.approx(35.0)  # 15, 35, 55
+    assert len(timed) == 6  # the second provider's times came from the same rounds
+    assert pauses == [curve.SETTLE] * 6 and curve.SETTLE > 0.02  # torch's threads spin 10-20 ms
