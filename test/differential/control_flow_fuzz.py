@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -230,6 +231,8 @@ def main() -> None:
     agree = args.count - len(mismatches)
     print(f"{args.count} kernels: {agree} agree ({refused} refused by Triton), "
           f"{len(mismatches)} disagree")  # fmt: skip
+    if args.workdir is None and not mismatches:  # kept where it holds a mismatch's kernel
+        shutil.rmtree(folder, ignore_errors=True)
     sys.exit(1 if mismatches else 0)
 
 
