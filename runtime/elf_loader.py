@@ -330,28 +330,41 @@ def cached_module(
     what: str | None = None,
 ) -> Any:
     """The native code of the LLVM IR `llvm_ir()` makes: the disk cache's object code for
-    `key` and `variant` where it holds one this process loads (`load_module`), else the IR
-    compiled at O`opt` and its object code stored there (no disk cache without a `key`).
-    A kernel's (`what` names it) compiles in the worker process
-    (`runtime.jit.compile_isolated`, whose LLVM crashing does not take this process down),
-    other IR, or any where `jit.isolated()` says no, is JIT-compiled here
-    (`runtime.jit.compile_ir`)."""
+    `key` and `variant` where it holds one this process loads (`load_cached`), else the IR
+    compiled and stored there (`compile_module`)."""
+    found = load_cached(key, variant)
+    return found if found is not None else compile_module(key, variant, llvm_ir(), opt, what)
+
+
+def load_cached(key: str | None, variant: str) -> Any:
+    """The disk cache's object code for `key` and `variant`, loaded (`load_module`); None
+    where it holds none, or one this process cannot load (no disk cache without a `key`)."""
     from blkc.runtime import cache
 
     found = cache.load_binary(key, variant) if key else None
-    if found is not None:
-        try:
-            return load_module(*found)
-        except RuntimeError:
-            pass  # an entry this process cannot load: compile again
+    if found is None:
+        return None
+    try:
+        return load_module(*found)
+    except RuntimeError:
+        return None  # an entry this process cannot load: compile again
+
+
+def compile_module(key: str | None, variant: str, llvm_ir: str, opt: int, what: str | None) -> Any:
+    """`llvm_ir` compiled at O`opt`, its object code stored in the disk cache for `key` and
+    `variant` (none without a `key`). A kernel's (`what` names it) compiles in the worker
+    process (`runtime.jit.compile_isolated`, whose LLVM crashing does not take this
+    process down), other IR, or any where `jit.isolated()` says no, is JIT-compiled here
+    (`runtime.jit.compile_ir`)."""
+    from blkc.runtime import cache
     from blkc.runtime.jit import compile_ir, compile_isolated, isolated
 
     if what is not None and isolated():
-        optimized, code = compile_isolated(llvm_ir(), opt, what)
+        optimized, code = compile_isolated(llvm_ir, opt, what)
         if key:
             cache.store_binary(key, variant, optimized, code)
         return load_module(optimized, code)
-    compiled = compile_ir(llvm_ir(), opt)
+    compiled = compile_ir(llvm_ir, opt)
     if key and compiled.object_code:
         cache.store_binary(key, variant, compiled.llvm_ir, compiled.object_code)
     return compiled

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING, Any
 
 from blkc.backends import Backend, TargetOptions
-from blkc.runtime import cache, launch
-from blkc.runtime.elf_loader import cached_module, load_module
+from blkc.runtime import launch
+from blkc.runtime.elf_loader import compile_module, load_cached
 from blkc.runtime.grid import normalize_grid
 
 if TYPE_CHECKING:
@@ -183,22 +183,18 @@ class CpuProgram:
         that overlap) where the disk holds the code."""
         launch.register_runtime_symbols()
         variant = "noalias" if noalias else "alias"
-        compiled = None
         for name in (variant, f"{variant}-lean")[: 2 if lean else 1]:
-            found = cache.load_binary(self.cache_key, name) if self.cache_key else None
-            if found is not None:
-                try:
-                    compiled, lean = load_module(*found), name != variant
-                    break
-                except RuntimeError:
-                    pass  # an entry this process cannot load
-        if compiled is None:
+            compiled = load_cached(self.cache_key, name)
+            if compiled is not None:
+                lean = name != variant
+                break
+        else:
             text = self._llvm_ir(noalias)
             lean = lean and launch.has_stream_copies(text)
-            compiled = cached_module(
+            compiled = compile_module(
                 self.cache_key,
                 f"{variant}-lean" if lean else variant,
-                (lambda: launch.without_stream_copies(text)) if lean else (lambda: text),
+                launch.without_stream_copies(text) if lean else text,
                 self.opt,
                 f"kernel '{self.launcher.removesuffix('__grid')}'",
             )
